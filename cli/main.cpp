@@ -1,0 +1,387 @@
+// matcore command-line interface. Exit status: 0 success, 1 mismatches, 2 bad input/usage.
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "matcore/exact.hpp"
+#include "matcore/instructions.hpp"
+#include "matcore/model.hpp"
+#include "matcore/presets.hpp"
+#include "matcore/stats.hpp"
+#include "matcore/table.hpp"
+#include "matcore/validate.hpp"
+#include "matcore/vectors.hpp"
+
+using namespace mc;
+
+namespace {
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+const char* kUsage =
+    "matcore: bit-exact models of GPU matrix-multiply units (AMD CDNA 1/2/3, NVIDIA)\n"
+    "\n"
+    "usage:\n"
+    "  matcore list [archs|types|instructions|formats] [--arch NAME]\n"
+    "  matcore dot --arch NAME --type TA[,TB] [--out fp32|fp16] [--variant V] --a V,V,... --b V,V,... [--c V] [--trace]\n"
+    "        V: hex bit pattern of the input format (0x3c00) or an exact value (1.5, 2^-24+2^-25, -inf)\n"
+    "  matcore validate --arch NAME --type TA[,TB] [--out fp32|fp16] [--variant V] [--k K] [--zero-c]\n"
+    "        --a FILE --b FILE --c FILE --d FILE [--show N] [--threads T] [--eps E]\n"
+    "        V (variant): NVIDIA instruction class where it matters: mma.sync, wgmma, tcgen05\n"
+    "  matcore gemm --arch NAME (--instr INSTR | --type T [--k K]) --A FILE --B FILE [--C FILE]\n"
+    "        [--out fp32|fp16] [--D FILE] [--threads T]\n"
+    "  matcore mfma --arch NAME --instr INSTR --A FILE --B FILE [--C FILE] [--D FILE]\n"
+    "  matcore check-table FILE...     run paper test-vector tables (tb/vectors/*.pvt)\n"
+    "\n"
+    "Vector files (a/b/c/d) use the format of shared/hwdata/nvidia/README.md; matrix files hold\n"
+    "one row per line of binary32 hex patterns (binary64 for fp64). See docs/cli.md.\n";
+
+struct Args {
+  std::string cmd;
+  std::map<std::string, std::string> opt;
+  std::vector<std::string> pos;
+  std::vector<std::string> flags_seen;
+
+  bool has(const std::string& k) const { return opt.count(k) != 0; }
+  std::string get(const std::string& k, const std::string& def = "") const {
+    auto it = opt.find(k);
+    return it == opt.end() ? def : it->second;
+  }
+  std::string need(const std::string& k) const {
+    auto it = opt.find(k);
+    if (it == opt.end() || it->second.empty())
+      throw UsageError(cmd + ": missing --" + k);
+    return it->second;
+  }
+};
+
+Args parse_args(int argc, char** argv, const std::vector<std::string>& flags,
+                const std::vector<std::string>& valued) {
+  Args a;
+  a.cmd = argv[1];
+  for (int i = 2; i < argc; ++i) {
+    std::string s = argv[i];
+    if (s.rfind("--", 0) == 0) {
+      std::string k = s.substr(2), v;
+      const size_t eq = k.find('=');
+      if (eq != std::string::npos) { v = k.substr(eq + 1); k = k.substr(0, eq); }
+      if (std::find(flags.begin(), flags.end(), k) != flags.end()) {
+        a.opt[k] = "1";
+        continue;
+      }
+      if (std::find(valued.begin(), valued.end(), k) == valued.end())
+        throw UsageError(a.cmd + ": unknown option --" + k);
+      if (eq == std::string::npos) {
+        if (i + 1 >= argc) throw UsageError(a.cmd + ": --" + k + " needs a value");
+        v = argv[++i];
+      }
+      a.opt[k] = v;
+    } else {
+      a.pos.push_back(s);
+    }
+  }
+  return a;
+}
+
+int parse_int(const std::string& what, const std::string& s, int lo, int hi) {
+  char* end = nullptr;
+  const long v = std::strtol(s.c_str(), &end, 10);
+  if (s.empty() || *end || v < lo || v > hi)
+    throw UsageError("--" + what + " must be an integer in " + std::to_string(lo) + ".." +
+                     std::to_string(hi) + " (got '" + s + "')");
+  return static_cast<int>(v);
+}
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> r;
+  std::string cur;
+  for (char ch : s) {
+    if (ch == ',') { r.push_back(cur); cur.clear(); }
+    else cur += ch;
+  }
+  r.push_back(cur);
+  return r;
+}
+
+std::string hex(const Format& f, uint64_t v) { return to_hex_bits(f, v); }
+
+// ------------------------------------------------------------------------------------- list
+int cmd_list(int argc, char** argv) {
+  Args a = parse_args(argc, argv, {}, {"arch"});
+  const std::string what = a.pos.empty() ? "all" : a.pos[0];
+  if (what != "all" && what != "archs" && what != "types" && what != "instructions" && what != "formats")
+    throw UsageError("list: unknown topic '" + what + "' (archs, types, instructions, formats)");
+  std::vector<std::string> archs = arch_names();
+  if (a.has("arch")) {
+    find_preset(a.get("arch"), types_of(a.get("arch")).empty() ? "" : types_of(a.get("arch"))[0]);
+    archs = {a.get("arch")};
+  }
+  if (what == "formats" || what == "all") {
+    std::printf("formats (name: exponent bits, mantissa bits, bias, encoding):\n");
+    for (const char* n : {"binary64", "binary32", "tf32", "binary16", "bf16", "e4m3", "e5m2",
+                                  "e4m3fnuz", "e5m2fnuz"}) {
+      const Format& f = format_by_name(n);
+      std::printf("  %-9s e=%-2d m=%-2d bias=%-4d %s\n", n, f.ebits, f.mbits, f.bias,
+                  to_string(f.enc));
+    }
+  }
+  if (what == "archs" || what == "types" || what == "all") {
+    std::printf("architectures and input types:\n");
+    for (const std::string& ar : archs) {
+      std::string fam;
+      for (const Datapath& d : all_presets())
+        if (d.arch == ar) fam = d.family;
+      std::printf("  %-11s (%s): ", ar.c_str(), fam.c_str());
+      const auto ts = types_of(ar);
+      for (size_t i = 0; i < ts.size(); ++i) std::printf("%s%s", i ? " " : "", ts[i].c_str());
+      std::printf("\n");
+    }
+  }
+  if (what == "instructions" || what == "all") {
+    std::printf("instructions (name: type, m x n x k, blocks):\n");
+    for (const std::string& ar : archs) {
+      std::printf("  %s:\n", ar.c_str());
+      for (const Instruction* in : instructions_for(ar))
+        std::printf("    %-36s %-20s %dx%dx%d%s\n", in->name.c_str(), in->type().c_str(), in->m,
+                    in->n, in->k, in->blocks > 1 ? (" x" + std::to_string(in->blocks) + " blocks").c_str() : "");
+    }
+  }
+  return 0;
+}
+
+// -------------------------------------------------------------------------------------- dot
+int cmd_dot(int argc, char** argv) {
+  Args a = parse_args(argc, argv, {"trace"}, {"arch", "type", "out", "variant", "a", "b", "c"});
+  const Datapath dp = find_preset(a.need("arch"), a.need("type"), a.get("out"), a.get("variant"));
+  const auto as = split_list(a.need("a")), bs = split_list(a.need("b"));
+  if (as.size() != bs.size())
+    throw UsageError("dot: --a has " + std::to_string(as.size()) + " values but --b has " +
+                     std::to_string(bs.size()));
+  std::vector<uint64_t> av, bv;
+  auto operand = [](const Format& f, const std::string& t, const std::string& what) {
+    bool inexact = false;
+    uint64_t v;
+    try {
+      v = parse_operand(f, t, &inexact);
+    } catch (const std::exception& e) {
+      throw InputError(what + ": " + e.what());
+    }
+    if (inexact)
+      std::fprintf(stderr, "note: %s = %s rounded to nearest %s: 0x%s\n", what.c_str(), t.c_str(),
+                   f.name.c_str(), to_hex_bits(f, v).c_str());
+    return v;
+  };
+  for (size_t i = 0; i < as.size(); ++i) {
+    av.push_back(operand(dp.a_fmt, as[i], "a" + std::to_string(i + 1)));
+    bv.push_back(operand(dp.b_fmt, bs[i], "b" + std::to_string(i + 1)));
+  }
+  const Format& cf = dp.out_fmt == kBinary64 ? kBinary64 : kBinary32;
+  uint64_t c = operand(cf, a.get("c", "0"), "c");
+  if (dp.out_fmt == kBinary64) {
+  } else {
+    c = c_from_binary32(dp, c);
+  }
+  Trace t;
+  const uint64_t d = dot(dp, av.data(), bv.data(), static_cast<int>(av.size()), c,
+                         a.has("trace") ? &t : nullptr);
+  if (a.has("trace")) {
+    std::printf("preset %s: n_fma=%d, %zu products\n", dp.name().c_str(), dp.n_fma, av.size());
+    for (const auto& r : t.rows) std::printf("  %-24s %s\n", r.first.c_str(), r.second.c_str());
+  }
+  std::printf("d = 0x%s  %s\n", hex(dp.out_fmt, d).c_str(), to_decimal(dp.out_fmt, d).c_str());
+  return 0;
+}
+
+// --------------------------------------------------------------------------------- validate
+int in_width(const Datapath& dp) { return dp.a_fmt == kBinary64 ? 64 : 32; }
+
+int cmd_validate(int argc, char** argv) {
+  Args a = parse_args(argc, argv, {"zero-c"},
+                      {"arch", "type", "out", "variant", "k", "a", "b", "c", "d", "show", "threads", "eps"});
+  const Datapath dp = find_preset(a.need("arch"), a.need("type"), a.get("out"), a.get("variant"));
+  const int expect_k = a.has("k") ? parse_int("k", a.get("k"), 1, 1 << 20) : 0;
+  const int show = a.has("show") ? parse_int("show", a.get("show"), 0, 1000000) : 10;
+  const unsigned threads = a.has("threads") ? parse_int("threads", a.get("threads"), 1, 1024) : 0;
+  double eps = 1e-6;
+  if (a.has("eps")) {
+    char* end = nullptr;
+    eps = std::strtod(a.get("eps").c_str(), &end);
+    if (*end || !(eps > 0 && eps < 1)) throw UsageError("validate: --eps must be in (0,1)");
+  }
+  SampleSet s = load_sample_set(dp, a.need("a"), a.need("b"), a.need("c"), a.need("d"), expect_k);
+  if (a.has("zero-c")) std::fill(s.c.begin(), s.c.end(), zero_bits(dp.out_fmt, false));
+  const std::vector<uint64_t> got = run_samples(dp, s, threads, true);
+  const std::vector<size_t> mm = mismatches(s, got);
+  const Format& df = dp.out_fmt == kBinary64 ? kBinary64 : kBinary32;
+  for (size_t j = 0; j < mm.size() && static_cast<int>(j) < show; ++j) {
+    const size_t i = mm[j];
+    std::printf("mismatch sample %zu (line %zu): model 0x%s (%s) hardware 0x%s (%s)\n", i, i + 1,
+                hex(df, got[i]).c_str(), to_decimal(df, got[i]).c_str(), hex(df, s.d[i]).c_str(),
+                to_decimal(df, s.d[i]).c_str());
+    std::printf("  a:");
+    for (int k = 0; k < s.K; ++k) std::printf(" %s", hex(dp.a_fmt, s.a[i * s.K + k]).c_str());
+    std::printf("\n  b:");
+    for (int k = 0; k < s.K; ++k) std::printf(" %s", hex(dp.b_fmt, s.b[i * s.K + k]).c_str());
+    std::printf("\n  c: %s\n", hex(dp.out_fmt, s.c[i]).c_str());
+  }
+  std::printf("samples=%zu mismatches=%zu p_upper=%.3g\n", s.n, mm.size(),
+              mismatch_upper_bound(s.n, mm.size(), eps));
+  return mm.empty() ? 0 : 1;
+}
+
+// ---------------------------------------------------------------------------- gemm / mfma
+Matrix read_matrix(const std::string& path, const Format& f, Rounding ingest, int width) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open file for reading");
+  Matrix M;
+  std::string line;
+  int ln = 0;
+  const size_t digits = width == 64 ? 16 : 8;
+  while (std::getline(in, line)) {
+    ++ln;
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    if (!line.empty() && line[0] == '#') continue;
+    if (line.empty()) throw InputError(path + ":" + std::to_string(ln) + ": row: empty line");
+    std::istringstream ss(line);
+    std::string tok;
+    int cols = 0;
+    while (ss >> tok) {
+      ++cols;
+      const std::string where = path + ":" + std::to_string(ln) + ": column " + std::to_string(cols);
+      uint64_t v = 0;
+      if (tok.size() != digits || tok.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+        throw InputError(where + ": '" + tok + "' is not " + std::to_string(digits) + " hex digits");
+      v = std::stoull(tok, nullptr, 16);
+      M.v.push_back(ingest_value(f, ingest, v, width, where));
+    }
+    if (M.rows == 0) M.cols = cols;
+    else if (cols != M.cols)
+      throw InputError(path + ":" + std::to_string(ln) + ": row: " + std::to_string(cols) +
+                       " values, earlier rows " + std::to_string(M.cols));
+    ++M.rows;
+  }
+  if (M.rows == 0) throw InputError(path + ": no rows (empty file)");
+  return M;
+}
+
+void write_matrix(const std::string& path, const Matrix& M, const Datapath& dp) {
+  std::FILE* fp = path.empty() ? stdout : std::fopen(path.c_str(), "w");
+  if (!fp) throw InputError(path + ": cannot open file for writing");
+  const Format& f = dp.out_fmt == kBinary64 ? kBinary64 : kBinary32;
+  std::fprintf(fp, "# matcore %s D (%d x %d), %s bit patterns\n", dp.name().c_str(), M.rows, M.cols,
+               f.name.c_str());
+  for (int r = 0; r < M.rows; ++r) {
+    for (int c = 0; c < M.cols; ++c)
+      std::fprintf(fp, "%s%s", c ? " " : "", to_hex_bits(f, widen_result(dp, M.at(r, c))).c_str());
+    std::fputc('\n', fp);
+  }
+  if (fp != stdout) std::fclose(fp);
+}
+
+Matrix read_c(const Args& a, const Datapath& dp, int rows, int cols) {
+  const int w = dp.out_fmt == kBinary64 ? 64 : 32;
+  if (!a.has("C")) return Matrix{rows, cols, std::vector<uint64_t>(static_cast<size_t>(rows) * cols, 0)};
+  Matrix C = read_matrix(a.get("C"), w == 64 ? kBinary64 : kBinary32, Rounding::RNE, w);
+  if (w == 32)
+    for (auto& x : C.v) x = c_from_binary32(dp, x);
+  return C;
+}
+
+int cmd_gemm(int argc, char** argv, bool single) {
+  Args a = parse_args(argc, argv, {}, {"arch", "type", "instr", "k", "out", "variant", "A", "B", "C", "D", "threads"});
+  const std::string arch = a.need("arch");
+  Datapath dp;
+  int instr_k;
+  const Instruction* in = nullptr;
+  if (a.has("instr") || single) {
+    in = &find_instruction(a.need("instr"));
+    dp = instruction_datapath(arch, *in, a.get("out"));
+    instr_k = in->k;
+  } else {
+    dp = find_preset(arch, a.need("type"), a.get("out"), a.get("variant"));
+    instr_k = a.has("k") ? parse_int("k", a.get("k"), 1, 1 << 16) : dp.k_default;
+  }
+  const int w = in_width(dp);
+  const Matrix A = read_matrix(a.need("A"), dp.a_fmt, dp.ingest, w);
+  const Matrix B = read_matrix(a.need("B"), dp.b_fmt, dp.ingest, w);
+  if (single) {
+    const Matrix C = read_c(a, dp, in->blocks * in->m, in->n);
+    write_matrix(a.get("D"), mfma(dp, *in, A, B, C), dp);
+    return 0;
+  }
+  if (A.cols != B.rows)
+    throw InputError(a.get("A") + ": A has " + std::to_string(A.cols) + " columns but " + a.get("B") +
+                     " has " + std::to_string(B.rows) + " rows");
+  const Matrix C = read_c(a, dp, A.rows, B.cols);
+  if (C.rows != A.rows || C.cols != B.cols)
+    throw InputError(a.get("C") + ": C must be " + std::to_string(A.rows) + " x " + std::to_string(B.cols));
+  const unsigned th = a.has("threads") ? parse_int("threads", a.get("threads"), 1, 1024) : 0;
+  write_matrix(a.get("D"), gemm(dp, instr_k, A, B, C, th), dp);
+  return 0;
+}
+
+// ----------------------------------------------------------------------------- check-table
+int cmd_check_table(int argc, char** argv) {
+  Args a = parse_args(argc, argv, {"verbose"}, {});
+  if (a.pos.empty()) throw UsageError("check-table: no table file given");
+  size_t pass = 0, fail = 0, amb_fail = 0;
+  for (const std::string& f : a.pos) {
+    for (const TableCase& tc : read_table(f)) {
+      std::vector<CaseResult> rs;
+      try {
+        rs = run_case(tc);
+      } catch (const InputError& e) {
+        ++(tc.ambiguous ? amb_fail : fail);
+        std::printf("%s%s\n", tc.ambiguous ? "[ambiguous] " : "", e.what());
+        continue;
+      }
+      for (const CaseResult& r : rs) {
+        if (r.pass) { ++pass; continue; }
+        if (tc.ambiguous) ++amb_fail;
+        else ++fail;
+        std::printf("%s%s\n", tc.ambiguous ? "[ambiguous] " : "", r.detail.c_str());
+      }
+    }
+  }
+  std::printf("%zu passed, %zu failed\n", pass, fail + amb_fail);
+  return fail + amb_fail ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") ||
+      !std::strcmp(argv[1], "help")) {
+    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string cmd = argv[1];
+  try {
+    if (cmd == "list") return cmd_list(argc, argv);
+    if (cmd == "dot") return cmd_dot(argc, argv);
+    if (cmd == "validate") return cmd_validate(argc, argv);
+    if (cmd == "gemm") return cmd_gemm(argc, argv, false);
+    if (cmd == "mfma") return cmd_gemm(argc, argv, true);
+    if (cmd == "check-table") return cmd_check_table(argc, argv);
+    std::fprintf(stderr, "matcore: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
+    return 2;
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "matcore %s\n(run 'matcore --help' for usage)\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "matcore %s: error: %s\n", cmd.c_str(), e.what());
+    return 2;
+  }
+}

@@ -1,0 +1,118 @@
+// matcore: floating-point formats as values.
+//
+// A Format is plain data: exponent bits, mantissa (fraction) bits, bias, the NaN/Inf encoding
+// and whether subnormals exist. Every format in matcore (binary64 ... fp8 FNUZ) is one of
+// these values; there is no type per format.
+//
+//   bit pattern (width = 1 + ebits + mbits):
+//   +---+-----------+------------------+
+//   | s |  E (ebits) |   M (mbits)      |     value = (-1)^s * sig * 2^(exp - mbits)
+//   +---+-----------+------------------+
+//   normal:    E != 0 (and not special): exp = E - bias, sig = 2^mbits + M
+//   subnormal: E == 0:                   exp = 1 - bias, sig = M
+//
+// Encodings of the special values:
+//   IEEE : E all ones -> M == 0 Inf, else NaN.                  (binary64/32/16, bf16, tf32, E5M2)
+//   FN   : no Inf; NaN = E and M all ones (both signs).           (OCP E4M3)
+//   FNUZ : no Inf, no -0; NaN = sign 1 with E = M = 0 (0x80).      (AMD/Graphcore fp8 "fnuz")
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "matcore/bits.hpp"
+
+namespace mc {
+
+enum class Encoding : uint8_t { IEEE, FN, FNUZ };
+enum class Class : uint8_t { Zero, Subnormal, Normal, Inf, NaN };
+enum class Rounding : uint8_t { RNE, RTZ, RD, RU, RNA };
+
+const char* to_string(Encoding e);
+const char* to_string(Class c);
+const char* to_string(Rounding r);
+bool parse_rounding(const std::string& s, Rounding& out);
+
+struct Format {
+  std::string name;
+  int ebits = 8;
+  int mbits = 23;
+  int bias = 127;
+  Encoding enc = Encoding::IEEE;
+  bool subnormals = true;  ///< the encoding has subnormals (all formats here do)
+
+  int width() const { return 1 + ebits + mbits; }
+  int emin() const { return 1 - bias; }          ///< exponent of the smallest normal
+  int emax() const;                              ///< exponent of the largest finite
+  int hex_digits() const { return (width() + 3) / 4; }
+  uint64_t max_finite_bits() const;              ///< positive largest finite
+  uint64_t inf_bits(bool neg) const;             ///< only for IEEE
+  uint64_t qnan_bits(bool neg) const;            ///< default quiet NaN of the encoding
+  bool has_inf() const { return enc == Encoding::IEEE; }
+  bool operator==(const Format& o) const {
+    return ebits == o.ebits && mbits == o.mbits && bias == o.bias && enc == o.enc;
+  }
+};
+
+/// An exactly decoded operand: value = (-1)^sign * sig * 2^(exp - mbits).
+/// For zeros sig == 0; for subnormals exp == emin and sig < 2^mbits.
+struct Unpacked {
+  Class cls = Class::Zero;
+  bool sign = false;
+  int exp = 0;
+  uint64_t sig = 0;
+  int mbits = 0;  ///< fractional bits of sig
+  bool is_finite() const { return cls != Class::Inf && cls != Class::NaN; }
+  bool is_zero() const { return cls == Class::Zero; }
+};
+
+/// The formats known by name: binary64, binary32, binary16, bf16, tf32 (alias xf32),
+/// e4m3 (OCP, alias e4m3fn), e5m2 (OCP), e4m3fnuz, e5m2fnuz.
+const Format& format_by_name(const std::string& name);  // throws std::invalid_argument
+const Format* find_format(const std::string& name);      // nullptr if unknown
+std::vector<std::string> format_names();
+
+extern const Format kBinary64, kBinary32, kBinary16, kBfloat16, kTf32, kE4M3, kE5M2, kE4M3Fnuz,
+    kE5M2Fnuz;
+
+/// Exact decode of a bit pattern (bits above width() must be zero).
+Unpacked decode(const Format& f, uint64_t bits);
+
+/// An exact (or exact-plus-sticky) magnitude to be rounded: value = (-1)^sign *
+/// (mag + sticky*epsilon) * 2^lsb_exp, where `sticky` says that nonzero bits lie below mag's LSB.
+struct Exact {
+  bool sign = false;
+  u128 mag = 0;
+  int lsb_exp = 0;
+  bool sticky = false;
+};
+
+/// Options of the final rounding: see round_to_format.
+struct RoundOpts {
+  Rounding mode = Rounding::RNE;
+  bool subnormals = true;       ///< false: results below 2^emin flush to a signed zero (FTZ)
+  int prec_mbits = -1;          ///< keep only this many fraction bits (e8m13: 13); -1 = format's
+  bool overflow_to_inf = false; ///< true: overflow gives Inf even in RTZ/RD/RU (NVIDIA)
+};
+
+/// Rounds an exact value to the format, returning its bit pattern. This is the rounder stage's
+/// arithmetic core (see stages.hpp for the documented stage).
+uint64_t round_to_format(const Format& f, const Exact& x, const RoundOpts& o);
+
+/// Bits of +/-0 in the format (FNUZ has only +0).
+uint64_t zero_bits(const Format& f, bool neg);
+
+/// Converts a bit pattern of `from` to `to`: exact when representable, else rounded per `mode`
+/// (truncate = Rounding::RTZ). NaN maps to the default NaN of `to`, Inf to Inf (or NaN if `to`
+/// has no Inf).
+uint64_t convert(const Format& from, uint64_t bits, const Format& to, Rounding mode = Rounding::RNE,
+                 bool* inexact = nullptr);
+
+/// Hex rendering of a bit pattern with the format's digit count, e.g. "3c00".
+std::string to_hex_bits(const Format& f, uint64_t bits);
+/// Exact decimal-free rendering "1.5*2^-3" style plus a short decimal approximation.
+std::string describe(const Format& f, uint64_t bits);
+/// Decimal rendering of the exact value with up to 17 significant digits (display only).
+std::string to_decimal(const Format& f, uint64_t bits);
+
+}  // namespace mc

@@ -1,0 +1,26 @@
+// matcore: the fast model, one dot product d = sum_i a_i*b_i + c through a Datapath.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "matcore/datapath.hpp"
+#include "matcore/stages.hpp"
+
+namespace mc {
+
+/// d for one sample. a, b: K bit patterns in the datapath's a_fmt / b_fmt; c: bit pattern in
+/// out_fmt (see c_from_binary32). Returns d's bit pattern in out_fmt.
+/// K is cut into groups of n_fma (the last group may be shorter); each group's rounded result
+/// is the next group's c. With `trace`, every stage's signals are recorded.
+uint64_t dot(const Datapath& dp, const uint64_t* a, const uint64_t* b, int K, uint64_t c,
+             Trace* trace = nullptr);
+
+/// One group (at most n_fma products) with c already in out_fmt.
+uint64_t dot_group(const Datapath& dp, const uint64_t* a, const uint64_t* b, int n, uint64_t c,
+                   Trace* trace = nullptr);
+
+/// The c read from a binary32 pattern (hwdata, vector files) in the datapath's out_fmt:
+/// identity for binary32 output, RNE to binary16 for fp16 output (NVIDIA), widening for fp64.
+uint64_t c_from_binary32(const Datapath& dp, uint64_t c32);
+
+}  // namespace mc

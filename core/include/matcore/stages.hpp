@@ -1,0 +1,138 @@
+// matcore: the datapath stages, each a pure bit-exact function over explicit records.
+//
+// The fast model (model.cpp), the CLI trace and the tests all call these same functions; the
+// signal names in the comments (multiplier.sig, aligner.e_max, ...) are the names used in
+// traces. Values are integers with an explicit binary point: no host floating point.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "matcore/datapath.hpp"
+#include "matcore/format.hpp"
+
+namespace mc {
+
+/// Optional stage-by-stage record of one evaluation: (signal name, rendered value) rows.
+struct Trace {
+  std::vector<std::pair<std::string, std::string>> rows;
+  void add(const std::string& name, const std::string& value) { rows.emplace_back(name, value); }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Stage 1: operand decode.
+//   Contract: exact decode of `bits` in format f; with sub_in == false a subnormal becomes a
+//   zero of the same sign (denormals-are-zero).
+Unpacked decode_operand(const Format& f, uint64_t bits, bool sub_in);
+
+// ---------------------------------------------------------------------------------------------
+// Stage 2: multiplier.
+//
+//   a: 1.fffffff (ma frac bits) x 2^ea        b: 1.ffff (mb frac bits) x 2^eb
+//   p = a.sig * b.sig  -> up to 2 integer bits, ma+mb fraction bits, exponent ea+eb
+//        ii.ffffffffffffffffff  x 2^(ea+eb)     (kept UNNORMALISED: in [1,4) for normals)
+//
+//   multiplier.sig / multiplier.exp / multiplier.frac name these fields.
+struct Product {
+  Class cls = Class::Zero;  ///< Zero, Normal (any finite nonzero), Inf, NaN
+  bool sign = false;
+  int exp = 0;              ///< value = sig * 2^(exp - frac)
+  u128 sig = 0;
+  int frac = 0;
+  bool invalid = false;     ///< Inf * 0
+  bool overflow = false;    ///< |p| >= 2^prod_overflow_exp turned into Inf
+  bool finite_nonzero() const { return cls == Class::Normal; }
+};
+
+struct MulCfg {
+  int overflow_exp = kNone;     ///< |p| >= 2^overflow_exp -> Inf
+  bool round_out = false;       ///< round the product to `out` (RNE) before the adder
+  const Format* out = nullptr;
+  bool sub_out = true;          ///< with round_out: flush subnormal products to zero
+};
+
+/// Contract: exact product of two decoded operands (NaN in -> NaN; Inf*0 -> NaN with
+/// invalid; Inf*x -> Inf); optional magnitude overflow to Inf and optional rounding to `out`.
+Product multiply(const Unpacked& a, const Unpacked& b, const MulCfg& cfg);
+
+/// The addend c as a term: sig with the format's fraction bits, exponent of its leading
+/// position (subnormal: emin).
+Product addend(const Unpacked& c);
+
+// ---------------------------------------------------------------------------------------------
+// Special values (resolved before the adders, as the hardware detects them at the inputs).
+enum class SpecialKind : uint8_t { None, NaNIn, Invalid, PosInf, NegInf };
+SpecialKind resolve_specials(const Product* terms, int n);
+
+// ---------------------------------------------------------------------------------------------
+// Fixed-point value with explicit binary point: value = v * 2^(exp - frac).
+//   v (two's complement):   s iii.ffffffffffffffffffffffff
+//                                ^ weight 2^exp   (frac bits below it)
+struct Fixed {
+  i128 v = 0;
+  int exp = 0;
+  int frac = 0;
+};
+std::string render(const Fixed& x);
+
+// Stage 3: aligner.
+//   Contract: e_max = max over the exponents of the finite nonzero terms (and of c = 0 when
+//   c_zero_exp != kNone), never below emin_lim; kNone if there is no such term.
+int align_exponent(const Product* terms, int n, int emin_lim);
+
+/// Contract: the term shifted to the reference exponent e_ref and cut to `frac` fractional
+/// bits below 2^e_ref, with truncation toward zero or round-down (floor).
+///
+///      before:      1.xxxxxxxxxxxxxxxxxxxx  x 2^e
+///      after:   0.000001xxxxxxxxx|xxxxxxx   x 2^e_ref     (| = frac-th fractional bit)
+///                               kept  ^ aligner.sticky = OR of the dropped bits
+struct Aligned {
+  i128 v = 0;           ///< two's complement, `frac` fractional bits below 2^e_ref
+  bool sticky = false;  ///< some nonzero bits were dropped
+};
+Aligned align_term(const Product& t, int e_ref, int frac, AlignRound mode);
+
+/// Shift a fixed-point value to a larger exponent and reduce it to `frac` fractional bits with
+/// the given rounding (used for the odd/even partial sums and the late-c shifts).
+Fixed shift_to(const Fixed& x, int e_ref, int frac, AlignRound mode, bool* sticky = nullptr);
+
+// ---------------------------------------------------------------------------------------------
+// Stage 5: c-aligner with round-down (late c; Algorithms 1 and 2 of the paper).
+//
+//   e_max >= e_c:  s_c' = RD(s_c >> (e_max - e_c)) at c_frac bits   (dropped if gap > c_drop_gap)
+//                  S_acc = S_sum + s_c'                            at e_max
+//   e_max <  e_c:  S'   = RD(S_sum >> (e_c - e_max)) at sum_frac bits
+//                  S_acc = S' + s_c                                at e_c, then normalise + RD
+struct CAlignCfg {
+  int c_frac = 24, sum_frac = 32, acc_frac = 31;
+  int c_drop_gap = kNone;
+  bool norm_rd = true;
+  int emin = -126;  ///< subnormal-aware normalisation stops here
+};
+struct CAlignOut {
+  Fixed acc;                ///< cadd.s_acc
+  bool c_shifted = false;   ///< true: branch e_max >= e_c (c shifted), false: sum shifted
+  bool c_dropped = false;   ///< c more than c_drop_gap below: dropped
+  bool sticky = false;      ///< bits lost by the RD shifts
+  bool normalised = false;  ///< the normalise + RD step ran
+};
+/// `sum` is S_sum at e_max (exp = e_max; e_max == kNone when every product is zero);
+/// `c` the addend term, `e_c` its alignment exponent (c_zero_exp for c = 0).
+CAlignOut c_align(const Fixed& sum, const Product& c, int e_c, const CAlignCfg& cfg);
+
+// Stage 6: subnormal-aware normaliser with round-down.
+//   Contract: moves the leading one of |x| to 2^exp' (exp' >= emin), then rounds down (floor)
+//   to `frac` fractional bits below 2^exp'.
+Fixed normalise_rd(const Fixed& x, int emin, int frac, bool* sticky = nullptr);
+
+// ---------------------------------------------------------------------------------------------
+// Stage 7: rounder. Contract: the fixed-point value rounded to the output format (mode,
+// FTZ, reduced precision, overflow policy); an exact zero gets the sign `zero_sign`.
+uint64_t round_fixed(const Fixed& x, const Format& out, const RoundOpts& o, bool zero_sign);
+
+/// Exact adder: the exact sum of n finite terms, rounded once (Kulisch accumulator).
+/// Non-finite terms must have been resolved before.
+uint64_t exact_sum_round(const Product* terms, int n, const Format& out, const RoundOpts& o,
+                         bool zero_sign, Exact* exact_out = nullptr);
+
+}  // namespace mc

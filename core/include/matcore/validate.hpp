@@ -1,0 +1,36 @@
+// matcore: running a preset over a set of recorded samples (a/b/c/d files) and counting the
+// samples whose d differs bit for bit.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "matcore/datapath.hpp"
+
+namespace mc {
+
+struct SampleSet {
+  size_t n = 0;
+  int K = 0;
+  std::vector<uint64_t> a, b;  ///< native a_fmt / b_fmt patterns, n*K
+  std::vector<uint64_t> c;     ///< in out_fmt
+  std::vector<uint64_t> d;     ///< as stored (binary32, or binary64)
+};
+
+/// Reads and converts a/b/c/d files (shared vector format). expect_k > 0 checks K. Errors
+/// (InputError) name the file, line and field.
+SampleSet load_sample_set(const Datapath& dp, const std::string& a, const std::string& b,
+                          const std::string& c, const std::string& d, int expect_k = 0);
+
+/// The model's result widened to the stored width of d files (binary16 -> binary32).
+uint64_t widen_result(const Datapath& dp, uint64_t r);
+
+/// Evaluates every sample on `threads` threads (0 = all); returns the model's widened results.
+/// Deterministic whatever the thread count.
+std::vector<uint64_t> run_samples(const Datapath& dp, const SampleSet& s, unsigned threads = 0,
+                                  bool progress = false);
+
+/// Indices of the samples where the model differs from d.
+std::vector<size_t> mismatches(const SampleSet& s, const std::vector<uint64_t>& got);
+
+}  // namespace mc

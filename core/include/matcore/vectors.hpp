@@ -1,0 +1,53 @@
+// matcore: the one plain-text vector format, shared by the CLI, tests, SystemC, RTL and the
+// hardware collectors (identical to ../shared/hwdata/nvidia/README.md):
+//
+//   a file, b file : one sample per line, K values separated by spaces, each the bit pattern of
+//                    the value widened to binary32 (8 hex digits), or binary64 (16 hex digits)
+//                    for fp64 inputs;
+//   c file, d file : one value per line, 32 binary digits (sign first) or 8 hex digits
+//                    (16 hex digits for binary64); d files may carry binary16 results widened
+//                    to binary32.
+//   Lines starting with '#' are comments (provenance headers); blank lines are not allowed.
+#pragma once
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "matcore/datapath.hpp"
+
+namespace mc {
+
+/// Bad input: the message names the file, the line and the field.
+struct InputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct AbFile {
+  int K = 0;
+  int width = 32;                 ///< 32 or 64: bit width of the stored values
+  std::vector<uint64_t> v;        ///< N*K values, sample-major
+  size_t samples() const { return K ? v.size() / K : 0; }
+};
+
+/// Reads an a/b file. expect_k > 0: every line must hold that many values. width 32 or 64.
+AbFile read_ab_file(const std::string& path, int expect_k, int width);
+/// Reads a c/d file: 32 binary digits or 8 hex digits per line (width 32), or 16 hex (64).
+std::vector<uint64_t> read_cd_file(const std::string& path, int width);
+
+void write_ab_file(const std::string& path, const AbFile& f, const std::string& header = "");
+void write_cd_file(const std::string& path, const std::vector<uint64_t>& v, int width,
+                   const std::string& header = "");
+
+/// Converts a stored (binary32 / binary64) value into the input format of the datapath:
+/// exact, or per `ingest` for tf32/xf32 (low bits truncated). Throws InputError (with `where`)
+/// when the value is not representable and the format takes exact values only.
+uint64_t ingest_value(const Format& f, Rounding ingest, uint64_t stored, int width,
+                      const std::string& where);
+
+/// Parses one operand given on a command line: a hex bit pattern "0x3c00" in the format
+/// itself, or an exact expression / decimal ("1.5", "2^-24+2^-25", "-inf", "nan"), rounded
+/// to nearest even when inexact (decimals are rounded exactly, not through binary64).
+uint64_t parse_operand(const Format& f, const std::string& text, bool* inexact = nullptr);
+
+}  // namespace mc

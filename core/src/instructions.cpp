@@ -1,0 +1,109 @@
+#include "matcore/instructions.hpp"
+
+#include <stdexcept>
+
+#include "matcore/presets.hpp"
+
+namespace mc {
+
+namespace {
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+std::vector<Instruction> build() {
+  std::vector<Instruction> v;
+  // AMD CDNA MFMA (core/mfma_instructions.def: sources and register layouts are listed there).
+#define MFMA(nm, archs, at, bt, M, N, K, B, ot, bi) \
+  v.push_back(Instruction{"v_" STR(nm), "amd", archs, STR(at), STR(bt), STR(ot), M, N, K, B, STR(bi)});
+#include "mfma_instructions.def"
+#undef MFMA
+  // NVIDIA tensor-core instructions (PTX ISA): the shapes the presets model.
+  auto nv = [&](const std::string& name, const std::string& fam, const std::string& at,
+                const std::string& bt, int m, int n, int k) {
+    v.push_back(Instruction{name, "nvidia", fam, at, bt, "fp32", m, n, k, 1, name});
+  };
+  nv("mma.m8n8k4.f32.f16", "volta", "fp16", "fp16", 8, 8, 4);
+  for (const char* t : {"f16", "bf16"}) {
+    const std::string ty = std::string(t) == "f16" ? "fp16" : "bf16";
+    nv(std::string("mma.m16n8k8.f32.") + t, "ampere,ada,hopper,blackwell", ty, ty, 16, 8, 8);
+    nv(std::string("mma.m16n8k16.f32.") + t, "ampere,ada,hopper,blackwell", ty, ty, 16, 8, 16);
+    nv(std::string("wgmma.m64n256k16.f32.") + t, "hopper", ty, ty, 64, 256, 16);
+    nv(std::string("tcgen05.mma.kind::f16.k16.") + t, "blackwell", ty, ty, 128, 256, 16);
+  }
+  nv("mma.m16n8k4.f32.tf32", "ampere,ada,hopper,blackwell", "tf32", "tf32", 16, 8, 4);
+  nv("mma.m16n8k8.f32.tf32", "ampere,ada,hopper,blackwell", "tf32", "tf32", 16, 8, 8);
+  nv("wgmma.m64n256k8.f32.tf32", "hopper", "tf32", "tf32", 64, 256, 8);
+  nv("tcgen05.mma.kind::tf32.k8", "blackwell", "tf32", "tf32", 128, 256, 8);
+  for (const char* a : {"e4m3", "e5m2"})
+    for (const char* b : {"e4m3", "e5m2"}) {
+      const std::string sfx = std::string(a) + "." + b;
+      nv("mma.m16n8k32.f32." + sfx, "ada,hopper,blackwell", a, b, 16, 8, 32);
+      nv("wgmma.m64n256k32.f32." + sfx, "hopper", a, b, 64, 256, 32);
+      nv("tcgen05.mma.kind::f8f6f4.k32." + sfx, "blackwell", a, b, 128, 256, 32);
+    }
+  return v;
+}
+
+bool has_family(const std::string& list, const std::string& fam) {
+  size_t pos = 0;
+  while (pos <= list.size()) {
+    const size_t e = list.find(',', pos);
+    const std::string item = list.substr(pos, e == std::string::npos ? std::string::npos : e - pos);
+    if (item == fam) return true;
+    if (e == std::string::npos) break;
+    pos = e + 1;
+  }
+  return false;
+}
+
+std::string family_of(const std::string& arch) {
+  for (const Datapath& d : all_presets())
+    if (d.arch == arch) return d.family;
+  throw std::invalid_argument("unknown architecture '" + arch + "'");
+}
+
+}  // namespace
+
+const std::vector<Instruction>& all_instructions() {
+  static const std::vector<Instruction> v = build();
+  return v;
+}
+
+const Instruction& find_instruction(const std::string& name) {
+  for (const Instruction& i : all_instructions())
+    if (i.name == name || i.name == "v_" + name) return i;
+  throw std::invalid_argument("unknown instruction '" + name + "' (see 'matcore list')");
+}
+
+std::vector<const Instruction*> instructions_for(const std::string& arch) {
+  const std::string fam = family_of(arch);
+  std::vector<const Instruction*> r;
+  for (const Instruction& i : all_instructions()) {
+    if (!has_family(i.families, fam)) continue;
+    // rtxpro6000 (sm_120) has mma.sync only.
+    if (arch == "rtxpro6000" && i.name.rfind("mma.", 0) != 0) continue;
+    if (arch == "rtxpro6000" && i.a_type == "tf32") continue;
+    r.push_back(&i);
+  }
+  return r;
+}
+
+Datapath instruction_datapath(const std::string& arch, const Instruction& instr,
+                              const std::string& out) {
+  const std::string fam = family_of(arch);
+  if (!has_family(instr.families, fam))
+    throw std::invalid_argument("instruction " + instr.name + " does not exist on " + arch +
+                                " (" + fam + "; it is on " + instr.families + ")");
+  std::string variant;
+  const std::string cls = instr.name.substr(0, instr.name.find('.'));
+  const std::string want = cls == "mma" ? "mma.sync" : cls;  // "wgmma", "tcgen05"
+  for (const std::string& v : variants_of(arch, instr.type()))
+    if (v == want) variant = v;
+  Datapath d = find_preset(arch, instr.type(), out, variant);
+  d.k_default = instr.k;
+  if (d.n_fma > instr.k) d.n_fma = instr.k;  // e.g. tf32 K=4 on Hopper: one group of 4
+  return d;
+}
+
+}  // namespace mc

@@ -1,0 +1,307 @@
+#include "matcore/model.hpp"
+
+#include <array>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace mc {
+
+namespace {
+
+constexpr int kMaxGroup = 64;
+
+std::string hexu(uint64_t v) { return "0x" + to_hex(v); }
+
+RoundOpts out_opts(const Datapath& dp) {
+  return RoundOpts{dp.out_round, dp.sub_out, dp.out_prec, dp.overflow_to_inf};
+}
+
+uint64_t special_bits(const Datapath& dp, SpecialKind k) {
+  switch (k) {
+    case SpecialKind::NaNIn: return dp.nan_propagate;
+    case SpecialKind::Invalid: return dp.nan_invalid;
+    case SpecialKind::PosInf:
+      return dp.out_fmt.has_inf() ? dp.out_fmt.inf_bits(false) : dp.nan_invalid;
+    case SpecialKind::NegInf:
+      return dp.out_fmt.has_inf() ? dp.out_fmt.inf_bits(true) : dp.nan_invalid;
+    default: return 0;
+  }
+}
+
+/// IEEE-style sign of an exact zero sum: -0 only when every addend is a -0 (or in RD mode).
+bool zero_sum_sign(const Datapath& dp, const Product* t, int n) {
+  bool all_zero = true, all_neg = true;
+  for (int i = 0; i < n; ++i) {
+    if (t[i].cls != Class::Zero) all_zero = false;
+    if (!t[i].sign) all_neg = false;
+  }
+  if (all_zero) return all_neg;
+  return dp.out_round == Rounding::RD;
+}
+
+/// Pairwise tree (CDNA2): fl(fl(p1+p2)+fl(p3+p4)) ..., then fl(c + tree). Each fl is an exact
+/// two-term sum rounded to out_fmt with the datapath's rounding and FTZ.
+uint64_t pairwise(const Datapath& dp, Product* p, int n, const Product& c, Trace* tr) {
+  const RoundOpts o = out_opts(dp);
+  std::array<Product, kMaxGroup> level;
+  int m = n;
+  for (int i = 0; i < m; ++i) level[i] = p[i];
+  int depth = 0;
+  while (m > 1) {
+    int k = 0;
+    for (int i = 0; i + 1 < m; i += 2) {
+      Product two[2] = {level[i], level[i + 1]};
+      const SpecialKind sk = resolve_specials(two, 2);
+      uint64_t bits;
+      if (sk != SpecialKind::None) bits = special_bits(dp, sk);
+      else bits = exact_sum_round(two, 2, dp.out_fmt, o, zero_sum_sign(dp, two, 2));
+      if (tr) tr->add("adder.pair" + std::to_string(depth) + "_" + std::to_string(k), hexu(bits));
+      Product r = addend(decode(dp.out_fmt, bits));
+      if (sk == SpecialKind::Invalid) r.invalid = true;
+      level[k++] = r;
+    }
+    if (m & 1) level[k++] = level[m - 1];
+    m = k;
+    ++depth;
+  }
+  Product two[2] = {c, level[0]};
+  const SpecialKind sk = resolve_specials(two, 2);
+  if (sk != SpecialKind::None) return special_bits(dp, sk);
+  return exact_sum_round(two, 2, dp.out_fmt, o, zero_sum_sign(dp, two, 2));
+}
+
+/// Sum of the aligned products of one set (all, or odd/even) at their own e_max.
+Fixed product_sum(const Datapath& dp, const Product* p, int n, int stride, int first, int emin_lim,
+                  Trace* tr, const char* tag) {
+  std::array<Product, kMaxGroup> sel;
+  int m = 0;
+  for (int i = first; i < n; i += stride) sel[m++] = p[i];
+  const int e = align_exponent(sel.data(), m, emin_lim);
+  Fixed s{0, e, dp.frac_bits};
+  if (e == kNone) return s;
+  bool sticky = false;
+  for (int i = 0; i < m; ++i) {
+    const Aligned a = align_term(sel[i], e, dp.frac_bits, dp.prod_align);
+    s.v += a.v;
+    sticky |= a.sticky;
+  }
+  if (tr) {
+    tr->add(std::string("aligner.e_max") + tag, std::to_string(e));
+    tr->add(std::string("aligner.sticky") + tag, sticky ? "1" : "0");
+    tr->add(std::string("adder.s_sum") + tag, render(s));
+  }
+  return s;
+}
+
+uint64_t fused(const Datapath& dp, Product* p, int n, const Product& c, Trace* tr) {
+  const RoundOpts o = out_opts(dp);
+  std::array<Product, kMaxGroup + 1> all;
+  for (int i = 0; i < n; ++i) all[i] = p[i];
+  all[n] = c;
+  const bool zs = zero_sum_sign(dp, all.data(), n + 1);
+
+  if (!dp.late_c) {
+    // Early c: c is one more term of the multi-term addition.
+    int m = n;
+    Product cz = c;
+    if (c.cls == Class::Zero && dp.c_zero_exp != kNone) {
+      // c = 0 takes part with an exponent but no significand bits.
+      cz.cls = Class::Normal;
+      cz.sig = 0;
+      cz.frac = 0;
+      cz.exp = dp.c_zero_exp;
+    }
+    all[m++] = cz;
+    int e = align_exponent(all.data(), m, dp.emin_lim);
+    Fixed s{0, e, dp.frac_bits};
+    bool sticky = false;
+    if (e != kNone) {
+      for (int i = 0; i < m; ++i) {
+        const Aligned a = align_term(all[i], e, dp.frac_bits, dp.prod_align);
+        s.v += a.v;
+        sticky |= a.sticky;
+      }
+    }
+    if (tr) {
+      tr->add("aligner.e_max", e == kNone ? "none" : std::to_string(e));
+      tr->add("aligner.sticky", sticky ? "1" : "0");
+      tr->add("adder.s_acc", e == kNone ? "0" : render(s));
+    }
+    if (e == kNone) return zero_bits(dp.out_fmt, zs);
+    return round_fixed(s, dp.out_fmt, o, zs);
+  }
+
+  // Late c (Algorithms 1 and 2).
+  Fixed sum;
+  if (dp.interleave == 2) {
+    const Fixed so = product_sum(dp, p, n, 2, 0, dp.emin_lim, tr, ".odd");
+    const Fixed se = product_sum(dp, p, n, 2, 1, dp.emin_lim, tr, ".even");
+    int e = so.exp;
+    if (se.exp != kNone && (e == kNone || se.exp > e)) e = se.exp;
+    sum = Fixed{0, e, dp.partial_frac};
+    if (e != kNone) {
+      Fixed a = so.exp == kNone ? Fixed{0, e, dp.partial_frac}
+                                : shift_to(so, e, dp.partial_frac, AlignRound::RD);
+      Fixed b = se.exp == kNone ? Fixed{0, e, dp.partial_frac}
+                                : shift_to(se, e, dp.partial_frac, AlignRound::RD);
+      sum.v = a.v + b.v;
+    }
+    if (tr) tr->add("adder.s_sum", e == kNone ? "0" : render(sum));
+  } else {
+    sum = product_sum(dp, p, n, 1, 0, dp.emin_lim, tr, "");
+  }
+  int e_c = kNone;
+  if (c.cls == Class::Normal) e_c = c.exp;
+  else if (dp.c_zero_exp != kNone) e_c = dp.c_zero_exp;
+  if (e_c == kNone) {
+    // c = 0 discarded: the product sum is the result.
+    if (sum.exp == kNone) return zero_bits(dp.out_fmt, zs);
+    return round_fixed(sum, dp.out_fmt, o, zs);
+  }
+  CAlignCfg cc;
+  cc.c_frac = dp.c_frac;
+  cc.sum_frac = dp.sum_frac;
+  cc.acc_frac = dp.acc_frac;
+  cc.c_drop_gap = dp.c_drop_gap;
+  cc.norm_rd = dp.late_norm_rd;
+  cc.emin = dp.out_fmt.emin();
+  const CAlignOut ca = c_align(sum, c, e_c, cc);
+  if (tr) {
+    tr->add("cadd.e_c", std::to_string(e_c));
+    tr->add("cadd.branch", ca.c_shifted ? "c_shifted" : "sum_shifted");
+    tr->add("cadd.c_dropped", ca.c_dropped ? "1" : "0");
+    tr->add("cadd.sticky", ca.sticky ? "1" : "0");
+    tr->add(ca.normalised ? "normaliser.s_acc" : "cadd.s_acc", render(ca.acc));
+  }
+  return round_fixed(ca.acc, dp.out_fmt, o, zs);
+}
+
+}  // namespace
+
+uint64_t c_from_binary32(const Datapath& dp, uint64_t c32) {
+  if (dp.out_fmt == kBinary32) return c32;
+  return convert(kBinary32, c32, dp.out_fmt, Rounding::RNE);
+}
+
+uint64_t dot_group(const Datapath& dp, const uint64_t* a, const uint64_t* b, int n, uint64_t c,
+                   Trace* tr) {
+  if (n > kMaxGroup) throw std::invalid_argument("dot_group: group larger than 64 products");
+  std::array<Product, kMaxGroup> p;
+  MulCfg mc;
+  mc.overflow_exp = dp.prod_overflow_exp;
+  mc.round_out = dp.prod_round_out;
+  mc.out = &dp.out_fmt;
+  mc.sub_out = dp.sub_out;
+  for (int i = 0; i < n; ++i) {
+    const Unpacked ua = decode_operand(dp.a_fmt, a[i], dp.sub_in);
+    const Unpacked ub = decode_operand(dp.b_fmt, b[i], dp.sub_in);
+    p[i] = multiply(ua, ub, mc);
+    if (tr) {
+      const std::string k = "[" + std::to_string(i) + "]";
+      tr->add("multiplier.p" + k,
+              p[i].cls == Class::Normal
+                  ? std::string(p[i].sign ? "-" : "+") + "0x" + to_hex(p[i].sig) + " frac=" +
+                        std::to_string(p[i].frac) + " exp=" + std::to_string(p[i].exp)
+                  : std::string(p[i].sign ? "-" : "+") + to_string(p[i].cls) +
+                        (p[i].overflow ? " (overflow)" : ""));
+    }
+  }
+  const Product cp = addend(decode_operand(dp.out_fmt, c, dp.sub_in));
+  if (tr) tr->add("cadd.c", describe(dp.out_fmt, c));
+
+  std::array<Product, kMaxGroup + 1> all;
+  for (int i = 0; i < n; ++i) all[i] = p[i];
+  all[n] = cp;
+  const SpecialKind sk = resolve_specials(all.data(), n + 1);
+  uint64_t r;
+  if (sk != SpecialKind::None) {
+    r = special_bits(dp, sk);
+    if (sk == SpecialKind::NaNIn && dp.nan_keep_sign) {
+      // Sign of the first NaN: c (the chained accumulator) first, then the products.
+      bool neg = false, found = false;
+      if (cp.cls == Class::NaN) { neg = cp.sign; found = true; }
+      for (int i = 0; i < n && !found; ++i)
+        if (p[i].cls == Class::NaN && !p[i].invalid) { neg = p[i].sign; found = true; }
+      const uint64_t sbit = uint64_t{1} << (dp.out_fmt.width() - 1);
+      r = neg ? (r | sbit) : (r & ~sbit);
+    }
+    if (tr) tr->add("specials.kind", sk == SpecialKind::NaNIn ? "nan_in" : sk == SpecialKind::Invalid ? "invalid" : "inf");
+  } else {
+    switch (dp.adder) {
+      case AdderKind::Exact: {
+        const RoundOpts o = out_opts(dp);
+        Exact ex;
+        r = exact_sum_round(all.data(), n + 1, dp.out_fmt, o,
+                            zero_sum_sign(dp, all.data(), n + 1), &ex);
+        if (tr) tr->add("adder.exact", (ex.sign ? "-0x" : "0x") + to_hex(ex.mag) + "*2^" +
+                                           std::to_string(ex.lsb_exp) + (ex.sticky ? " +sticky" : ""));
+        break;
+      }
+      case AdderKind::Pairwise:
+        r = pairwise(dp, p.data(), n, cp, tr);
+        break;
+      case AdderKind::Fused:
+      default:
+        r = fused(dp, p.data(), n, cp, tr);
+        break;
+    }
+  }
+  if (tr) tr->add("rounder.d", describe(dp.out_fmt, r));
+  return r;
+}
+
+uint64_t dot(const Datapath& dp, const uint64_t* a, const uint64_t* b, int K, uint64_t c,
+             Trace* tr) {
+  // Optional reordering of k (pair interleave): k mod 4 in {0,1} first, then {2,3}.
+  std::vector<uint64_t> ra, rb;
+  if (dp.pair_interleave && K > 2) {
+    ra.reserve(K);
+    rb.reserve(K);
+    for (int pass = 0; pass < 2; ++pass)
+      for (int k = 0; k < K; ++k)
+        if (((k >> 1) & 1) == pass) { ra.push_back(a[k]); rb.push_back(b[k]); }
+    a = ra.data();
+    b = rb.data();
+    if (tr) tr->add("order", "pair_interleave: k%4 in {0,1} then {2,3}");
+  }
+  uint64_t acc = dp.c_final_add ? zero_bits(dp.out_fmt, false) : c;
+  const int g = dp.n_fma;
+  for (int k0 = 0; k0 < K || k0 == 0; k0 += g) {
+    const int n = K - k0 < g ? K - k0 : g;
+    if (tr && (K > g || dp.c_final_add)) tr->add("group", std::to_string(k0 / g));
+    acc = dot_group(dp, a + k0, b + k0, n < 0 ? 0 : n, acc, tr);
+    if (K == 0) break;
+  }
+  if (dp.c_final_add) {
+    // d = fl(acc + c): an IEEE two-term addition in the output format.
+    Product two[2] = {addend(decode(dp.out_fmt, acc)), addend(decode_operand(dp.out_fmt, c, dp.sub_in))};
+    const SpecialKind sk = resolve_specials(two, 2);
+    if (sk != SpecialKind::None) {
+      acc = special_bits(dp, sk);
+    } else {
+      const RoundOpts o{dp.c_final_round, dp.sub_out, -1, false};
+      acc = exact_sum_round(two, 2, dp.out_fmt, o, zero_sum_sign(dp, two, 2));
+    }
+    if (tr) tr->add("cfinal.d", describe(dp.out_fmt, acc));
+  }
+  return acc;
+}
+
+void validate_datapath(const Datapath& d) {
+  auto bad = [&](const std::string& field, const std::string& why) {
+    throw std::invalid_argument("datapath " + d.name() + ": field '" + field + "' " + why);
+  };
+  if (d.n_fma < 1 || d.n_fma > kMaxGroup) bad("n_fma", "must be in 1..64");
+  if (d.interleave != 1 && d.interleave != 2) bad("interleave", "must be 1 or 2");
+  if (d.adder == AdderKind::Fused) {
+    if (d.frac_bits < 0 || d.frac_bits > 100) bad("frac_bits", "must be in 0..100");
+    if (d.late_c && (d.sum_frac > 100 || d.c_frac > 100 || d.acc_frac > 100))
+      bad("sum_frac/c_frac/acc_frac", "must be at most 100");
+  }
+  if (d.adder == AdderKind::Pairwise && (d.n_fma & (d.n_fma - 1)))
+    bad("n_fma", "must be a power of two for the pairwise adder");
+  if (d.k_default < 1) bad("k_default", "must be positive");
+}
+
+}  // namespace mc

@@ -1,0 +1,327 @@
+// The presets: every numerical feature of each characterised unit, as data. Sources:
+// the AMD paper (sections 4.1-4.3, Table 3) for CDNA 1/2/3, ../shared/spec/nvidia-tensor-cores.md
+// for NVIDIA. docs/architectures/*.md lists each preset with the vectors that pin it.
+#include "matcore/presets.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <stdexcept>
+
+namespace mc {
+
+namespace {
+
+constexpr uint64_t kAmdNegNaN = 0xFFC00000;   // "-NaN" of Inf - Inf (sections 4.1-4.3)
+constexpr uint64_t kAmdNaN = 0x7FC00000;      // NaN input: default quiet NaN (assumed)
+constexpr uint64_t kNvNaN32 = 0x7FFFFFFF;     // NVIDIA canonical NaN, binary32 output
+constexpr uint64_t kNvNaN16 = 0x7FFF;         // NVIDIA canonical NaN, binary16 output
+
+Datapath amd_base(const std::string& arch, const std::string& family) {
+  Datapath d;
+  d.arch = arch;
+  d.family = family;
+  d.out_fmt = kBinary32;
+  d.out_round = Rounding::RNE;
+  d.nan_invalid = kAmdNegNaN;
+  d.nan_propagate = kAmdNaN;
+  d.nan_keep_sign = true;
+  return d;
+}
+
+// SFMA: (((c + p1) + p2) + ...), each step exact then RNE: an exact adder of group size 1.
+Datapath sfma(Datapath d, const std::string& type, const Format& f, int k) {
+  d.type = type;
+  d.a_fmt = d.b_fmt = f;
+  d.adder = AdderKind::Exact;
+  d.n_fma = 1;
+  d.k_default = k;
+  if (f == kBinary64) {
+    d.out_fmt = kBinary64;
+    d.nan_invalid = 0xFFF8000000000000ull;
+    d.nan_propagate = 0x7FF8000000000000ull;
+  }
+  return d;
+}
+
+// CDNA1 fp16 / bf16: products exact, c and the group summed exactly (Kulisch), one RNE.
+Datapath cdna1(Datapath d, const std::string& type, const Format& f, int nfma, int k) {
+  d.type = type;
+  d.a_fmt = d.b_fmt = f;
+  d.adder = AdderKind::Exact;
+  d.n_fma = nfma;
+  d.k_default = k;
+  return d;
+}
+
+// CDNA2 fp16 / bf16: products rounded to binary32 (FTZ), pairwise tree of RNE additions,
+// no subnormals in or out.
+Datapath cdna2(Datapath d, const std::string& type, const Format& f, int group, int k) {
+  d.type = type;
+  d.a_fmt = d.b_fmt = f;
+  d.adder = AdderKind::Pairwise;
+  d.n_fma = group;
+  d.k_default = k;
+  d.sub_in = false;
+  d.sub_out = false;
+  d.prod_round_out = true;
+  return d;
+}
+
+// CDNA3 fp16 / bf16 / xf32 (Algorithm 1) and binary8 (Algorithm 2).
+Datapath cdna3(Datapath d, const std::string& type, const Format& fa, const Format& fb, int nfma,
+               int k, bool odd_even) {
+  d.type = type;
+  d.a_fmt = fa;
+  d.b_fmt = fb;
+  d.adder = AdderKind::Fused;
+  d.n_fma = nfma;
+  d.k_default = k;
+  d.frac_bits = 24;
+  d.prod_align = AlignRound::Truncate;
+  d.c_zero_exp = -126;
+  d.late_c = true;
+  d.c_frac = 24;
+  d.sum_frac = 32;
+  d.acc_frac = 31;
+  d.prod_overflow_exp = 128;
+  if (odd_even) {
+    d.interleave = 2;
+    d.partial_frac = 24;
+    d.c_drop_gap = 25;
+  }
+  if (fa == kTf32) d.ingest = Rounding::RTZ;
+  return d;
+}
+
+Datapath nv_base(const std::string& arch, const std::string& family, int emin_lim) {
+  Datapath d;
+  d.arch = arch;
+  d.family = family;
+  d.adder = AdderKind::Fused;
+  d.late_c = false;
+  d.c_zero_exp = kNone;
+  d.prod_align = AlignRound::Truncate;
+  d.emin_lim = emin_lim;
+  d.out_fmt = kBinary32;
+  d.out_round = Rounding::RTZ;
+  d.overflow_to_inf = true;
+  d.nan_invalid = kNvNaN32;
+  d.nan_propagate = kNvNaN32;
+  return d;
+}
+
+Datapath nv(Datapath d, const std::string& type, const Format& fa, const Format& fb, int L, int F,
+            int k, int out_prec = -1) {
+  d.type = type;
+  d.a_fmt = fa;
+  d.b_fmt = fb;
+  d.n_fma = L;
+  d.frac_bits = F;
+  d.k_default = k;
+  d.out_prec = out_prec;
+  if (fa == kTf32) d.ingest = Rounding::RTZ;
+  return d;
+}
+
+void add_cdna(std::vector<Datapath>& v, const std::string& arch, int gen) {
+  const std::string fam = "cdna" + std::to_string(gen);
+  Datapath b = amd_base(arch, fam);
+  v.push_back(sfma(b, "fp32", kBinary32, 4));
+  if (gen >= 2) v.push_back(sfma(b, "fp64", kBinary64, 4));
+  if (gen == 1) {
+    v.push_back(cdna1(b, "fp16", kBinary16, 4, 16));
+    v.push_back(cdna1(b, "bf16", kBfloat16, 2, 8));
+  } else if (gen == 2) {
+    v.push_back(cdna2(b, "fp16", kBinary16, 4, 16));
+    v.push_back(cdna2(b, "bf16", kBfloat16, 2, 8));
+    v.push_back(cdna2(b, "bf16_1k", kBfloat16, 4, 16));
+  } else {
+    v.push_back(cdna3(b, "fp16", kBinary16, kBinary16, 8, 16, false));
+    v.push_back(cdna3(b, "bf16", kBfloat16, kBfloat16, 8, 16, false));
+    v.push_back(cdna3(b, "xf32", kTf32, kTf32, 4, 8, false));
+    const Format* f8[2] = {&kE4M3Fnuz, &kE5M2Fnuz};
+    for (const Format* fa : f8)
+      for (const Format* fb : f8) {
+        const std::string t = fa == fb ? fa->name : fa->name + "," + fb->name;
+        v.push_back(cdna3(b, t, *fa, *fb, 16, 32, true));
+      }
+  }
+}
+
+void add_fp8(std::vector<Datapath>& v, const Datapath& b, int L, int F, int k, int prec,
+             const std::string& variant) {
+  const Format* f8[2] = {&kE4M3, &kE5M2};
+  for (const Format* fa : f8)
+    for (const Format* fb : f8) {
+      const std::string t = fa == fb ? fa->name : fa->name + "," + fb->name;
+      Datapath d = nv(b, t, *fa, *fb, L, F, k, prec);
+      d.variant = variant;
+      v.push_back(d);
+    }
+}
+
+// fp8 mma.sync on sm_90 / sm_100: run as two fp16-style HMMAs of 16 products each (k mod 4 in
+// {0,1}, then {2,3}), each truncated (RTZ) to the output, starting from +0; the user's c is added
+// last by a separate RNE addition. Found from the hardware data (docs/nvidia-open-sets.md).
+void add_fp8_hmma(std::vector<Datapath>& v, const Datapath& b) {
+  const size_t first = v.size();
+  add_fp8(v, b, 16, 25, 32, -1, "mma.sync");
+  for (size_t i = first; i < v.size(); ++i) {
+    v[i].pair_interleave = true;
+    v[i].c_final_add = true;
+    v[i].c_final_round = Rounding::RNE;
+  }
+}
+
+std::vector<Datapath> build() {
+  std::vector<Datapath> v;
+  add_cdna(v, "mi100", 1);
+  add_cdna(v, "mi210", 2);
+  add_cdna(v, "mi250", 2);
+  add_cdna(v, "mi300a", 3);
+  add_cdna(v, "mi300x", 3);
+
+  {  // Volta: mma.m8n8k4, fp16 only.
+    Datapath b = nv_base("v100", "volta", -131);
+    v.push_back(nv(b, "fp16", kBinary16, kBinary16, 4, 23, 4));
+  }
+  for (const char* arch : {"a100", "a2", "a30"}) {  // Ampere
+    Datapath b = nv_base(arch, "ampere", -132);
+    v.push_back(nv(b, "fp16", kBinary16, kBinary16, 8, 24, 8));
+    v.push_back(nv(b, "bf16", kBfloat16, kBfloat16, 8, 24, 8));
+    v.push_back(nv(b, "tf32", kTf32, kTf32, 4, 24, 4));
+  }
+  {  // Ada (L40S)
+    Datapath b = nv_base("l40s", "ada", -132);
+    v.push_back(nv(b, "fp16", kBinary16, kBinary16, 8, 24, 8));
+    v.push_back(nv(b, "bf16", kBfloat16, kBfloat16, 8, 24, 8));
+    v.push_back(nv(b, "tf32", kTf32, kTf32, 4, 24, 4));
+    add_fp8(v, b, 16, 13, 32, 13, "mma.sync");
+  }
+  for (const char* arch : {"h100", "h200"}) {  // Hopper
+    Datapath b = nv_base(arch, "hopper", -133);
+    v.push_back(nv(b, "fp16", kBinary16, kBinary16, 16, 25, 16));
+    v.push_back(nv(b, "bf16", kBfloat16, kBfloat16, 16, 25, 16));
+    v.push_back(nv(b, "tf32", kTf32, kTf32, 8, 25, 8));
+    add_fp8(v, b, 32, 13, 32, 13, "wgmma");  // the fp32-output data: wgmma with c = 0
+    add_fp8_hmma(v, b);                      // the fp16-output data: mma.sync
+  }
+  {  // Blackwell datacentre
+    Datapath b = nv_base("b200", "blackwell", -133);
+    v.push_back(nv(b, "fp16", kBinary16, kBinary16, 16, 25, 16));
+    v.push_back(nv(b, "bf16", kBfloat16, kBfloat16, 16, 25, 16));
+    v.push_back(nv(b, "tf32", kTf32, kTf32, 8, 25, 8));
+    add_fp8_hmma(v, b);                        // mma.sync: all the B200 hardware data
+    add_fp8(v, b, 32, 25, 32, -1, "tcgen05");  // published description (MMA-Sim), no data here
+  }
+  {  // Blackwell workstation (sm_120): no hardware data here; published description.
+    Datapath b = nv_base("rtxpro6000", "blackwell", -133);
+    v.push_back(nv(b, "fp16", kBinary16, kBinary16, 16, 25, 16));
+    v.push_back(nv(b, "bf16", kBfloat16, kBfloat16, 16, 25, 16));
+    add_fp8(v, b, 32, 25, 32, -1, "mma.sync");  // published description, no data here
+  }
+  for (const Datapath& d : v) validate_datapath(d);
+  return v;
+}
+
+bool is_nvidia(const Datapath& d) { return d.family.rfind("cdna", 0) != 0; }
+
+/// The fp16-output variant of an NVIDIA preset: c rounded to binary16 first, every group's
+/// result rounded (RNE) to binary16 and fed back as the next c.
+Datapath fp16_output(Datapath d) {
+  d.out_fmt = kBinary16;
+  d.out_round = Rounding::RNE;
+  d.out_prec = -1;
+  d.overflow_to_inf = false;
+  d.round_c_to_out = true;
+  d.nan_invalid = kNvNaN16;
+  d.nan_propagate = kNvNaN16;
+  return d;
+}
+
+}  // namespace
+
+const std::vector<Datapath>& all_presets() {
+  static const std::vector<Datapath> v = build();
+  return v;
+}
+
+std::vector<std::string> arch_names() {
+  std::vector<std::string> n;
+  for (const Datapath& d : all_presets())
+    if (std::find(n.begin(), n.end(), d.arch) == n.end()) n.push_back(d.arch);
+  return n;
+}
+
+std::vector<std::string> types_of(const std::string& arch) {
+  std::vector<std::string> t;
+  for (const Datapath& d : all_presets())
+    if (d.arch == arch && std::find(t.begin(), t.end(), d.type) == t.end()) t.push_back(d.type);
+  return t;
+}
+
+namespace {
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+std::string canonical_type(const std::string& t) {
+  // "e4m3,e4m3" -> "e4m3"; "bf16_1k" is bf16 on CDNA3 (the only bf16 instructions there).
+  const auto comma = t.find(',');
+  if (comma != std::string::npos && t.substr(0, comma) == t.substr(comma + 1))
+    return t.substr(0, comma);
+  return t;
+}
+}  // namespace
+
+std::vector<std::string> variants_of(const std::string& arch, const std::string& type) {
+  std::vector<std::string> r;
+  const std::string t = canonical_type(type);
+  for (const Datapath& d : all_presets())
+    if (d.arch == arch && d.type == t && !d.variant.empty()) r.push_back(d.variant);
+  return r;
+}
+
+Datapath find_preset(const std::string& arch, const std::string& type_in, const std::string& out,
+                     const std::string& variant) {
+  const std::vector<std::string> archs = arch_names();
+  if (std::find(archs.begin(), archs.end(), arch) == archs.end())
+    throw std::invalid_argument("unknown architecture '" + arch + "' (known: " + join(archs) + ")");
+  std::string type = canonical_type(type_in);
+  if (type == "bf16_1k") {
+    bool has = false;
+    for (const Datapath& d : all_presets()) has |= d.arch == arch && d.type == "bf16_1k";
+    if (!has) type = "bf16";  // CDNA3: the only bf16 instructions are the _1k ones
+  }
+  std::vector<const Datapath*> cand;
+  for (const Datapath& d : all_presets())
+    if (d.arch == arch && d.type == type) cand.push_back(&d);
+  if (cand.empty())
+    throw std::invalid_argument("architecture '" + arch + "' has no input type '" + type_in +
+                                "' (it has: " + join(types_of(arch)) + ")");
+  const bool want16 = out == "fp16" || out == "binary16";
+  const Datapath* hit = cand[0];  // table order: the first is the default
+  if (!variant.empty()) {
+    hit = nullptr;
+    for (const Datapath* d : cand)
+      if (d->variant == variant) hit = d;
+    if (!hit)
+      throw std::invalid_argument("preset " + arch + "/" + type + " has no variant '" + variant +
+                                  "' (it has: " + join(variants_of(arch, type)) + ")");
+  } else if (want16) {
+    // The public fp16-output hardware data of every GPU comes from mma.sync.
+    for (const Datapath* d : cand)
+      if (d->variant == "mma.sync") { hit = d; break; }
+  }
+  Datapath d = *hit;
+  if (out.empty() || out == d.out_fmt.name || (out == "fp32" && d.out_fmt == kBinary32) ||
+      (out == "fp64" && d.out_fmt == kBinary64))
+    return d;
+  if (want16 && is_nvidia(d) && d.a_fmt.width() <= 16) return fp16_output(d);
+  throw std::invalid_argument("preset " + d.name() + " has no output type '" + out +
+                              "' (it has: " + (d.out_fmt == kBinary64 ? "fp64" : "fp32") +
+                              (is_nvidia(d) && d.a_fmt.width() <= 16 ? ", fp16" : "") + ")");
+}
+
+}  // namespace mc

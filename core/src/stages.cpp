@@ -1,0 +1,241 @@
+#include "matcore/stages.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "matcore/wide.hpp"
+
+namespace mc {
+
+Unpacked decode_operand(const Format& f, uint64_t bits, bool sub_in) {
+  Unpacked u = decode(f, bits);
+  if (!sub_in && u.cls == Class::Subnormal) {
+    u.cls = Class::Zero;
+    u.sig = 0;
+  }
+  return u;
+}
+
+Product multiply(const Unpacked& a, const Unpacked& b, const MulCfg& cfg) {
+  Product p;
+  p.sign = a.sign != b.sign;
+  if (a.cls == Class::NaN || b.cls == Class::NaN) { p.cls = Class::NaN; return p; }
+  const bool ainf = a.cls == Class::Inf, binf = b.cls == Class::Inf;
+  if (ainf || binf) {
+    if (a.is_zero() || b.is_zero()) { p.cls = Class::NaN; p.invalid = true; return p; }
+    p.cls = Class::Inf;
+    return p;
+  }
+  if (a.is_zero() || b.is_zero()) { p.cls = Class::Zero; return p; }
+  p.cls = Class::Normal;
+  p.sig = static_cast<u128>(a.sig) * b.sig;
+  p.frac = a.mbits + b.mbits;
+  p.exp = a.exp + b.exp;
+  if (cfg.overflow_exp != kNone) {
+    // |p| = sig * 2^(exp - frac) >= 2^overflow_exp  <=>  msb(sig) + exp - frac >= overflow_exp
+    if (msb_index(p.sig) + p.exp - p.frac >= cfg.overflow_exp) {
+      p.cls = Class::Inf;
+      p.overflow = true;
+      p.sig = 0;
+      return p;
+    }
+  }
+  if (cfg.round_out) {
+    const Format& f = *cfg.out;
+    Exact x{p.sign, p.sig, p.exp - p.frac, false};
+    const uint64_t r = round_to_format(f, x, RoundOpts{Rounding::RNE, cfg.sub_out, -1, false});
+    const Unpacked u = decode(f, r);
+    if (u.cls == Class::Inf) { p.cls = Class::Inf; p.overflow = true; p.sig = 0; return p; }
+    p = addend(u);
+  }
+  return p;
+}
+
+Product addend(const Unpacked& c) {
+  Product p;
+  p.sign = c.sign;
+  switch (c.cls) {
+    case Class::NaN: p.cls = Class::NaN; return p;
+    case Class::Inf: p.cls = Class::Inf; return p;
+    case Class::Zero: p.cls = Class::Zero; p.exp = c.exp; return p;
+    default: break;
+  }
+  p.cls = Class::Normal;
+  p.sig = c.sig;
+  p.frac = c.mbits;
+  p.exp = c.exp;
+  return p;
+}
+
+SpecialKind resolve_specials(const Product* t, int n) {
+  bool nan = false, invalid = false, pinf = false, ninf = false;
+  for (int i = 0; i < n; ++i) {
+    if (t[i].cls == Class::NaN) {
+      if (t[i].invalid) invalid = true;
+      else nan = true;
+    } else if (t[i].cls == Class::Inf) {
+      (t[i].sign ? ninf : pinf) = true;
+    }
+  }
+  if (nan) return SpecialKind::NaNIn;
+  if (invalid || (pinf && ninf)) return SpecialKind::Invalid;
+  if (pinf) return SpecialKind::PosInf;
+  if (ninf) return SpecialKind::NegInf;
+  return SpecialKind::None;
+}
+
+std::string render(const Fixed& x) {
+  return to_binary_fixed(x.v, x.frac) + " x2^" + std::to_string(x.exp);
+}
+
+int align_exponent(const Product* t, int n, int emin_lim) {
+  int e = kNone;
+  for (int i = 0; i < n; ++i)
+    if (t[i].cls == Class::Normal && t[i].exp > e) e = t[i].exp;
+  if (e != kNone && emin_lim != kNone && e < emin_lim) e = emin_lim;
+  return e;
+}
+
+Aligned align_term(const Product& t, int e_ref, int frac, AlignRound mode) {
+  Aligned a;
+  if (t.cls != Class::Normal) return a;
+  // value = sig * 2^(exp - t.frac); target unit 2^(e_ref - frac)
+  // v = sig * 2^((exp - t.frac) - (e_ref - frac)) = sig * 2^(-s)
+  const int s = (e_ref - frac) - (t.exp - t.frac);
+  u128 m;
+  if (s <= 0) {
+    if (-s + msb_index(t.sig) >= 125) throw std::overflow_error("align_term: term above e_ref");
+    m = t.sig << (-s);
+    a.v = static_cast<i128>(m);
+    if (t.sign) a.v = -a.v;
+    return a;
+  }
+  bool st = false;
+  m = shr_sticky(t.sig, s, st);
+  a.sticky = st;
+  a.v = static_cast<i128>(m);
+  if (t.sign) {
+    a.v = -a.v;
+    if (mode == AlignRound::RD && st) a.v -= 1;  // floor of a negative value with lost bits
+  }
+  return a;
+}
+
+Fixed shift_to(const Fixed& x, int e_ref, int frac, AlignRound mode, bool* sticky) {
+  Fixed r;
+  r.exp = e_ref;
+  r.frac = frac;
+  // x.v * 2^(x.exp - x.frac) in units of 2^(e_ref - frac): shift right by s
+  const int s = (e_ref - frac) - (x.exp - x.frac);
+  if (s <= 0) {
+    r.v = x.v * (static_cast<i128>(1) << (-s));  // callers guarantee it fits
+    return r;
+  }
+  const bool neg = x.v < 0;
+  const u128 mag = neg ? static_cast<u128>(-x.v) : static_cast<u128>(x.v);
+  bool st = false;
+  const u128 m = shr_sticky(mag, s, st);
+  if (sticky) *sticky |= st;
+  r.v = static_cast<i128>(m);
+  if (neg) {
+    r.v = -r.v;
+    if (mode == AlignRound::RD && st) r.v -= 1;
+  }
+  return r;
+}
+
+Fixed normalise_rd(const Fixed& x, int emin, int frac, bool* sticky) {
+  if (x.v == 0) return Fixed{0, x.exp, frac};
+  const u128 mag = x.v < 0 ? static_cast<u128>(-x.v) : static_cast<u128>(x.v);
+  const int lead = x.exp - x.frac + msb_index(mag);  // exponent of the leading one
+  const int e = lead > emin ? lead : emin;
+  return shift_to(x, e, frac, AlignRound::RD, sticky);
+}
+
+CAlignOut c_align(const Fixed& sum, const Product& c, int e_c, const CAlignCfg& cfg) {
+  CAlignOut o;
+  const int e_max = sum.exp;  // kNone when no product term
+  Fixed cf;  // c as fixed: sig with its fraction bits at exponent e_c
+  if (c.cls == Class::Normal) {
+    cf.v = static_cast<i128>(c.sig);
+    if (c.sign) cf.v = -cf.v;
+    cf.exp = c.exp;
+    cf.frac = c.frac;
+  } else {
+    cf.v = 0;
+    cf.exp = e_c;
+    cf.frac = cfg.c_frac;
+  }
+  if (e_max != kNone && (e_c == kNone || e_max >= e_c)) {
+    o.c_shifted = true;
+    Fixed cs{0, e_max, cfg.c_frac};
+    if (e_c != kNone && cf.v != 0) {
+      if (cfg.c_drop_gap != kNone && e_max - e_c > cfg.c_drop_gap) {
+        o.c_dropped = true;
+      } else {
+        cs = shift_to(cf, e_max, cfg.c_frac, AlignRound::RD, &o.sticky);
+      }
+    }
+    const int f = std::max(sum.frac, cfg.c_frac);
+    Fixed a = shift_to(sum, e_max, f, AlignRound::RD);
+    Fixed b = shift_to(cs, e_max, f, AlignRound::RD);
+    o.acc = Fixed{a.v + b.v, e_max, f};
+    return o;
+  }
+  // e_c > e_max (or no products): shift the product sum.
+  Fixed ss{0, e_c, cfg.sum_frac};
+  if (e_max != kNone && sum.v != 0) ss = shift_to(sum, e_c, cfg.sum_frac, AlignRound::RD, &o.sticky);
+  const int f = std::max(cfg.sum_frac, cf.frac);
+  Fixed a = shift_to(ss, e_c, f, AlignRound::RD);
+  Fixed b = shift_to(cf, e_c, f, AlignRound::RD);
+  o.acc = Fixed{a.v + b.v, e_c, f};
+  if (cfg.norm_rd) {
+    o.acc = normalise_rd(o.acc, cfg.emin, cfg.acc_frac, &o.sticky);
+    o.normalised = true;
+  }
+  return o;
+}
+
+uint64_t round_fixed(const Fixed& x, const Format& out, const RoundOpts& o, bool zero_sign) {
+  if (x.v == 0) return zero_bits(out, zero_sign);
+  Exact e;
+  e.sign = x.v < 0;
+  e.mag = e.sign ? static_cast<u128>(-x.v) : static_cast<u128>(x.v);
+  e.lsb_exp = x.exp - x.frac;
+  return round_to_format(out, e, o);
+}
+
+uint64_t exact_sum_round(const Product* t, int n, const Format& out, const RoundOpts& o,
+                         bool zero_sign, Exact* exact_out) {
+  int lo = 0, hi = 0;
+  bool any = false;
+  for (int i = 0; i < n; ++i) {
+    if (t[i].cls != Class::Normal) continue;
+    const int l = t[i].exp - t[i].frac;
+    const int h = l + msb_index(t[i].sig);
+    if (!any) { lo = l; hi = h; any = true; }
+    lo = std::min(lo, l);
+    hi = std::max(hi, h);
+  }
+  if (!any) {
+    if (exact_out) *exact_out = Exact{zero_sign, 0, 0, false};
+    return zero_bits(out, zero_sign);
+  }
+  // Terms far below the largest one only matter through a sticky bit once the sum is known to
+  // be dominated; to stay exact and simple we keep them all unless the range exceeds Wide.
+  Wide w;
+  const int nbits = hi - lo + 1 + 8;
+  w.reset(lo, nbits);
+  for (int i = 0; i < n; ++i)
+    if (t[i].cls == Class::Normal) w.add(t[i].sign, t[i].sig, t[i].exp - t[i].frac);
+  if (w.is_zero()) {
+    const bool s = (o.mode == Rounding::RD);
+    if (exact_out) *exact_out = Exact{s, 0, 0, false};
+    return zero_bits(out, s);
+  }
+  const Exact e = w.to_exact();
+  if (exact_out) *exact_out = e;
+  return round_to_format(out, e, o);
+}
+
+}  // namespace mc

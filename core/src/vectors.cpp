@@ -1,0 +1,166 @@
+#include "matcore/vectors.hpp"
+
+#include <cctype>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "matcore/exact.hpp"
+
+namespace mc {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& path, size_t line, const std::string& field,
+                       const std::string& why) {
+  throw InputError(path + ":" + std::to_string(line) + ": " + field + ": " + why);
+}
+
+bool parse_hex(const std::string& t, uint64_t& out) {
+  if (t.empty() || t.size() > 16) return false;
+  uint64_t v = 0;
+  for (char ch : t) {
+    int d;
+    if (ch >= '0' && ch <= '9') d = ch - '0';
+    else if (ch >= 'a' && ch <= 'f') d = ch - 'a' + 10;
+    else if (ch >= 'A' && ch <= 'F') d = ch - 'A' + 10;
+    else return false;
+    v = (v << 4) | static_cast<uint64_t>(d);
+  }
+  out = v;
+  return true;
+}
+
+std::ifstream open_in(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open file for reading");
+  return in;
+}
+
+void strip_cr(std::string& s) {
+  while (!s.empty() && (s.back() == '\r' || s.back() == ' ' || s.back() == '\t')) s.pop_back();
+}
+
+}  // namespace
+
+AbFile read_ab_file(const std::string& path, int expect_k, int width) {
+  std::ifstream in = open_in(path);
+  AbFile f;
+  f.width = width;
+  const size_t digits = width == 64 ? 16 : 8;
+  std::string line;
+  size_t ln = 0;
+  while (std::getline(in, line)) {
+    ++ln;
+    strip_cr(line);
+    if (!line.empty() && line[0] == '#') continue;
+    if (line.empty()) fail(path, ln, "line", "empty line (one sample per line expected)");
+    std::istringstream ss(line);
+    std::string tok;
+    int k = 0;
+    while (ss >> tok) {
+      ++k;
+      uint64_t v;
+      if (tok.size() != digits || !parse_hex(tok, v))
+        fail(path, ln, "value " + std::to_string(k),
+             "'" + tok + "' is not " + std::to_string(digits) + " hex digits");
+      f.v.push_back(v);
+    }
+    if (f.K == 0) f.K = k;
+    if (expect_k > 0 && k != expect_k)
+      fail(path, ln, "K", "line holds " + std::to_string(k) + " values, expected K = " +
+                              std::to_string(expect_k));
+    if (k != f.K)
+      fail(path, ln, "K", "line holds " + std::to_string(k) + " values, earlier lines " +
+                              std::to_string(f.K));
+  }
+  if (f.v.empty()) throw InputError(path + ": no samples (empty file)");
+  return f;
+}
+
+std::vector<uint64_t> read_cd_file(const std::string& path, int width) {
+  std::ifstream in = open_in(path);
+  std::vector<uint64_t> out;
+  std::string line;
+  size_t ln = 0;
+  while (std::getline(in, line)) {
+    ++ln;
+    strip_cr(line);
+    while (!line.empty() && (line[0] == ' ' || line[0] == '\t')) line.erase(0, 1);
+    if (!line.empty() && line[0] == '#') continue;
+    if (line.empty()) fail(path, ln, "value", "empty line");
+    uint64_t v = 0;
+    if (width == 32 && line.size() == 32 && line.find_first_not_of("01") == std::string::npos) {
+      for (char ch : line) v = (v << 1) | static_cast<uint64_t>(ch - '0');
+    } else if (line.size() == static_cast<size_t>(width / 4) && parse_hex(line, v)) {
+    } else {
+      fail(path, ln, "value",
+           "'" + line + "' is neither " + (width == 32 ? "32 binary digits nor 8" : "16") +
+               " hex digits");
+    }
+    out.push_back(v);
+  }
+  if (out.empty()) throw InputError(path + ": no samples (empty file)");
+  return out;
+}
+
+void write_ab_file(const std::string& path, const AbFile& f, const std::string& header) {
+  std::FILE* fp = std::fopen(path.c_str(), "w");
+  if (!fp) throw InputError(path + ": cannot open file for writing");
+  if (!header.empty()) std::fputs(header.c_str(), fp);
+  const int digits = f.width == 64 ? 16 : 8;
+  for (size_t s = 0; s < f.samples(); ++s) {
+    for (int k = 0; k < f.K; ++k)
+      std::fprintf(fp, "%s%0*llx", k ? " " : "", digits,
+                   static_cast<unsigned long long>(f.v[s * f.K + k]));
+    std::fputc('\n', fp);
+  }
+  if (std::fclose(fp) != 0) throw InputError(path + ": write failed");
+}
+
+void write_cd_file(const std::string& path, const std::vector<uint64_t>& v, int width,
+                   const std::string& header) {
+  std::FILE* fp = std::fopen(path.c_str(), "w");
+  if (!fp) throw InputError(path + ": cannot open file for writing");
+  if (!header.empty()) std::fputs(header.c_str(), fp);
+  for (uint64_t x : v) std::fprintf(fp, "%0*llx\n", width / 4, static_cast<unsigned long long>(x));
+  if (std::fclose(fp) != 0) throw InputError(path + ": write failed");
+}
+
+uint64_t ingest_value(const Format& f, Rounding ingest, uint64_t stored, int width,
+                      const std::string& where) {
+  const Format& from = width == 64 ? kBinary64 : kBinary32;
+  if (f == from) return stored;
+  const Unpacked u = decode(from, stored);
+  if (u.cls == Class::NaN) return f.qnan_bits(u.sign);
+  if (u.cls == Class::Inf) {
+    if (!f.has_inf())
+      throw InputError(where + ": infinity is not representable in " + f.name +
+                       " (it has no infinity encoding)");
+    return f.inf_bits(u.sign);
+  }
+  bool inexact = false;
+  const uint64_t r = convert(from, stored, f, ingest, &inexact);
+  if (inexact && ingest == Rounding::RNE) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%0*llx", width / 4, static_cast<unsigned long long>(stored));
+    throw InputError(where + ": value 0x" + std::string(buf) + " (" + to_decimal(from, stored) +
+                     ") is not exactly representable in " + f.name);
+  }
+  return r;
+}
+
+uint64_t parse_operand(const Format& f, const std::string& text, bool* inexact) {
+  if (inexact) *inexact = false;
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+    uint64_t v;
+    if (!parse_hex(text.substr(2), v) || (f.width() < 64 && (v >> f.width()) != 0))
+      throw std::invalid_argument("'" + text + "' is not a " + std::to_string(f.width()) +
+                                  "-bit hex pattern of " + f.name);
+    return v;
+  }
+  const ExactValue ev = parse_exact(text);
+  return exact_to_format(f, ev, Rounding::RNE, inexact);
+}
+
+}  // namespace mc
