@@ -355,6 +355,8 @@ int cmd_check_table(int argc, char** argv) {
       }
     }
   }
+  if (amb_fail)
+    std::printf("(%zu of the failures are in AMBIGUOUS blocks: see docs/decisions.md)\n", amb_fail);
   std::printf("%zu passed, %zu failed\n", pass, fail + amb_fail);
   return fail + amb_fail ? 1 : 0;
 }
