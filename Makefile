@@ -24,5 +24,8 @@ run: build
 test: build
 	cd $(BUILD) && ctest -j $(JOBS) --output-on-failure
 
+bench: build
+	./bench/run.sh $(BUILD)
+
 clean:
 	rm -rf $(BUILD)

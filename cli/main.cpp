@@ -17,6 +17,7 @@
 #include "matcore/instructions.hpp"
 #include "matcore/model.hpp"
 #include "matcore/presets.hpp"
+#include "matcore/sample.hpp"
 #include "matcore/stats.hpp"
 #include "matcore/table.hpp"
 #include "matcore/validate.hpp"
@@ -43,6 +44,10 @@ const char* kUsage =
     "  matcore gemm --arch NAME (--instr INSTR | --type T [--k K]) --A FILE --B FILE [--C FILE]\n"
     "        [--out fp32|fp16] [--D FILE] [--threads T]\n"
     "  matcore mfma --arch NAME --instr INSTR --A FILE --B FILE [--C FILE] [--D FILE]\n"
+    "  matcore sample (--type TA[,TB] --k K | --arch NAME --type T [--k K]) --n N --out DIR\n"
+    "        [--strategy expmant|bits] [--subnormal] [--seed S] [--ea LO,HI] [--eb LO,HI] [--ec LO,HI]\n"
+    "  matcore run --arch NAME --type T [--out fp32|fp16] [--zero-c] --a FILE --b FILE --c FILE --d OUT\n"
+    "        the model as a stand-in device: writes d for every sample\n"
     "  matcore check-table FILE...     run paper test-vector tables (tb/vectors/*.pvt)\n"
     "\n"
     "Vector files (a/b/c/d) use the format of shared/hwdata/nvidia/README.md; matrix files hold\n"
@@ -220,25 +225,23 @@ int cmd_validate(int argc, char** argv) {
     eps = std::strtod(a.get("eps").c_str(), &end);
     if (*end || !(eps > 0 && eps < 1)) throw UsageError("validate: --eps must be in (0,1)");
   }
-  SampleSet s = load_sample_set(dp, a.need("a"), a.need("b"), a.need("c"), a.need("d"), expect_k);
-  if (a.has("zero-c")) std::fill(s.c.begin(), s.c.end(), zero_bits(dp.out_fmt, false));
-  const std::vector<uint64_t> got = run_samples(dp, s, threads, true);
-  const std::vector<size_t> mm = mismatches(s, got);
+  const StreamResult r = validate_files(dp, a.need("a"), a.need("b"), a.need("c"), a.need("d"),
+                                        expect_k, a.has("zero-c"), threads, show, true);
   const Format& df = dp.out_fmt == kBinary64 ? kBinary64 : kBinary32;
-  for (size_t j = 0; j < mm.size() && static_cast<int>(j) < show; ++j) {
-    const size_t i = mm[j];
-    std::printf("mismatch sample %zu (line %zu): model 0x%s (%s) hardware 0x%s (%s)\n", i, i + 1,
-                hex(df, got[i]).c_str(), to_decimal(df, got[i]).c_str(), hex(df, s.d[i]).c_str(),
-                to_decimal(df, s.d[i]).c_str());
+  for (const StreamMismatch& m : r.first) {
+    std::printf("mismatch sample %llu (line %llu): model 0x%s (%s) hardware 0x%s (%s)\n",
+                static_cast<unsigned long long>(m.index), static_cast<unsigned long long>(m.line),
+                hex(df, m.got).c_str(), to_decimal(df, m.got).c_str(), hex(df, m.want).c_str(),
+                to_decimal(df, m.want).c_str());
     std::printf("  a:");
-    for (int k = 0; k < s.K; ++k) std::printf(" %s", hex(dp.a_fmt, s.a[i * s.K + k]).c_str());
+    for (uint64_t v : m.a) std::printf(" %s", hex(dp.a_fmt, v).c_str());
     std::printf("\n  b:");
-    for (int k = 0; k < s.K; ++k) std::printf(" %s", hex(dp.b_fmt, s.b[i * s.K + k]).c_str());
-    std::printf("\n  c: %s\n", hex(dp.out_fmt, s.c[i]).c_str());
+    for (uint64_t v : m.b) std::printf(" %s", hex(dp.b_fmt, v).c_str());
+    std::printf("\n  c: %s\n", hex(dp.out_fmt, m.c).c_str());
   }
-  std::printf("samples=%zu mismatches=%zu p_upper=%.3g\n", s.n, mm.size(),
-              mismatch_upper_bound(s.n, mm.size(), eps));
-  return mm.empty() ? 0 : 1;
+  std::printf("samples=%llu mismatches=%llu p_upper=%.3g\n", static_cast<unsigned long long>(r.n),
+              static_cast<unsigned long long>(r.mismatches), mismatch_upper_bound(r.n, r.mismatches, eps));
+  return r.mismatches ? 1 : 0;
 }
 
 // ---------------------------------------------------------------------------- gemm / mfma
@@ -332,6 +335,71 @@ int cmd_gemm(int argc, char** argv, bool single) {
   return 0;
 }
 
+// -------------------------------------------------------------------------------------- run
+// The model as a stand-in device: d for every sample of a/b/c files.
+int cmd_run(int argc, char** argv) {
+  Args a = parse_args(argc, argv, {"zero-c"}, {"arch", "type", "out", "variant", "k", "a", "b", "c", "d", "threads"});
+  const Datapath dp = find_preset(a.need("arch"), a.need("type"), a.get("out"), a.get("variant"));
+  const int expect_k = a.has("k") ? parse_int("k", a.get("k"), 1, 1 << 20) : 0;
+  const unsigned threads = a.has("threads") ? parse_int("threads", a.get("threads"), 1, 1024) : 0;
+  const StreamResult r = stream_files(dp, a.need("a"), a.need("b"), a.need("c"), "", a.need("d"),
+                                      expect_k, a.has("zero-c"), threads, 0, true);
+  std::fprintf(stderr, "wrote d of %llu samples (%s) to %s\n", static_cast<unsigned long long>(r.n),
+               dp.name().c_str(), a.get("d").c_str());
+  return 0;
+}
+
+// ----------------------------------------------------------------------------------- sample
+int cmd_sample(int argc, char** argv) {
+  Args a = parse_args(argc, argv, {"subnormal"},
+                      {"type", "arch", "k", "n", "strategy", "seed", "out", "ea", "eb", "ec", "threads"});
+  SampleSpec s;
+  std::string type = a.need("type");
+  if (a.has("arch")) {
+    // the preset's formats (and its k unless --k is given)
+    const Datapath dp = find_preset(a.get("arch"), type);
+    s.a_fmt = dp.a_fmt;
+    s.b_fmt = dp.b_fmt;
+    s.c_fmt = dp.out_fmt == kBinary64 ? kBinary64 : kBinary32;
+    s.K = dp.k_default;
+  } else {
+    const auto ts = split_list(type);
+    if (ts.size() > 2) throw UsageError("sample: --type takes one type or a pair TA,TB");
+    s.a_fmt = format_by_name(ts[0]);
+    s.b_fmt = format_by_name(ts.size() == 2 ? ts[1] : ts[0]);
+    s.c_fmt = s.a_fmt == kBinary64 ? kBinary64 : kBinary32;
+  }
+  if (a.has("k")) s.K = parse_int("k", a.get("k"), 1, 1 << 16);
+  else if (!a.has("arch")) throw UsageError("sample: give --k (or --arch to use its k)");
+  const std::string nstr = a.need("n");
+  char* end = nullptr;
+  const unsigned long long n = std::strtoull(nstr.c_str(), &end, 10);
+  if (*end || n == 0 || n > 1000000000000ULL) throw UsageError("sample: --n must be a positive integer");
+  s.N = n;
+  const std::string st = a.get("strategy", "expmant");
+  if (st == "expmant") s.strategy = Strategy::ExpMant;
+  else if (st == "bits") s.strategy = Strategy::Bits;
+  else throw UsageError("sample: --strategy must be expmant or bits");
+  s.seed = a.has("seed") ? static_cast<uint32_t>(parse_int("seed", a.get("seed"), 0, 2147483647)) : 0;
+  default_ranges(s, a.has("subnormal"));
+  auto range = [&](const char* key, int& lo, int& hi) {
+    if (!a.has(key)) return;
+    const auto v = split_list(a.get(key));
+    if (v.size() != 2) throw UsageError(std::string("sample: --") + key + " takes LO,HI");
+    lo = parse_int(key, v[0], -20000, 20000);
+    hi = parse_int(key, v[1], -20000, 20000);
+    if (lo > hi) throw UsageError(std::string("sample: --") + key + ": LO > HI");
+  };
+  range("ea", s.ea_lo, s.ea_hi);
+  range("eb", s.eb_lo, s.eb_hi);
+  range("ec", s.ec_lo, s.ec_hi);
+  const unsigned th = a.has("threads") ? parse_int("threads", a.get("threads"), 1, 1024) : 0;
+  const std::string dir = a.need("out");
+  write_samples(s, dir, th, true);
+  std::printf("wrote %llu samples (k=%d, %s) to %s/{a,b,c}.txt\n", n, s.K, st.c_str(), dir.c_str());
+  return 0;
+}
+
 // ----------------------------------------------------------------------------- check-table
 int cmd_check_table(int argc, char** argv) {
   Args a = parse_args(argc, argv, {"verbose"}, {});
@@ -377,6 +445,8 @@ int main(int argc, char** argv) {
     if (cmd == "gemm") return cmd_gemm(argc, argv, false);
     if (cmd == "mfma") return cmd_gemm(argc, argv, true);
     if (cmd == "check-table") return cmd_check_table(argc, argv);
+    if (cmd == "sample") return cmd_sample(argc, argv);
+    if (cmd == "run") return cmd_run(argc, argv);
     std::fprintf(stderr, "matcore: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
     return 2;
   } catch (const UsageError& e) {

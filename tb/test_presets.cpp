@@ -76,7 +76,9 @@ TEST_P(SpecialValues, Matrix) {
   // NaN in a
   const uint64_t nan = run(dp, {fa.qnan_bits(false)}, {b1});
   EXPECT_EQ(decode(kBinary32, nan).cls, Class::NaN) << dp.name();
-  if (ex.canonical_nan) EXPECT_EQ(nan, ex.inf_minus_inf) << dp.name();
+  if (ex.canonical_nan) {
+    EXPECT_EQ(nan, ex.inf_minus_inf) << dp.name();
+  }
   EXPECT_EQ(decode(kBinary32, run(dp, {a1}, {b1}, 0x7FC00001)).cls, Class::NaN) << dp.name();
   // smallest subnormal input times one
   const uint64_t sub = 1;  // bit pattern of the smallest positive subnormal, every format

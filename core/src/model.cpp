@@ -44,7 +44,7 @@ bool zero_sum_sign(const Datapath& dp, const Product* t, int n) {
 /// two-term sum rounded to out_fmt with the datapath's rounding and FTZ.
 uint64_t pairwise(const Datapath& dp, Product* p, int n, const Product& c, Trace* tr) {
   const RoundOpts o = out_opts(dp);
-  std::array<Product, kMaxGroup> level;
+  Product level[kMaxGroup];
   int m = n;
   for (int i = 0; i < m; ++i) level[i] = p[i];
   int depth = 0;
@@ -74,15 +74,13 @@ uint64_t pairwise(const Datapath& dp, Product* p, int n, const Product& c, Trace
 /// Sum of the aligned products of one set (all, or odd/even) at their own e_max.
 Fixed product_sum(const Datapath& dp, const Product* p, int n, int stride, int first, int emin_lim,
                   Trace* tr, const char* tag) {
-  std::array<Product, kMaxGroup> sel;
-  int m = 0;
-  for (int i = first; i < n; i += stride) sel[m++] = p[i];
-  const int e = align_exponent(sel.data(), m, emin_lim);
+  const int e = align_exponent(p, n, emin_lim, first, stride);
   Fixed s{0, e, dp.frac_bits};
   if (e == kNone) return s;
   bool sticky = false;
-  for (int i = 0; i < m; ++i) {
-    const Aligned a = align_term(sel[i], e, dp.frac_bits, dp.prod_align);
+  for (int i = first; i < n; i += stride) {
+    if (p[i].cls != Class::Normal) continue;
+    const Aligned a = align_term(p[i], e, dp.frac_bits, dp.prod_align);
     s.v += a.v;
     sticky |= a.sticky;
   }
@@ -94,12 +92,12 @@ Fixed product_sum(const Datapath& dp, const Product* p, int n, int stride, int f
   return s;
 }
 
-uint64_t fused(const Datapath& dp, Product* p, int n, const Product& c, Trace* tr) {
+/// all[0..n) are the products, all[n] is c (the early-c path may rewrite all[n]).
+uint64_t fused(const Datapath& dp, Product* all, int n, Trace* tr) {
   const RoundOpts o = out_opts(dp);
-  std::array<Product, kMaxGroup + 1> all;
-  for (int i = 0; i < n; ++i) all[i] = p[i];
-  all[n] = c;
-  const bool zs = zero_sum_sign(dp, all.data(), n + 1);
+  const Product* p = all;
+  const Product c = all[n];
+  const bool zs = zero_sum_sign(dp, all, n + 1);
 
   if (!dp.late_c) {
     // Early c: c is one more term of the multi-term addition.
@@ -113,7 +111,7 @@ uint64_t fused(const Datapath& dp, Product* p, int n, const Product& c, Trace* t
       cz.exp = dp.c_zero_exp;
     }
     all[m++] = cz;
-    int e = align_exponent(all.data(), m, dp.emin_lim);
+    int e = align_exponent(all, m, dp.emin_lim);
     Fixed s{0, e, dp.frac_bits};
     bool sticky = false;
     if (e != kNone) {
@@ -187,7 +185,8 @@ uint64_t c_from_binary32(const Datapath& dp, uint64_t c32) {
 uint64_t dot_group(const Datapath& dp, const uint64_t* a, const uint64_t* b, int n, uint64_t c,
                    Trace* tr) {
   if (n > kMaxGroup) throw std::invalid_argument("dot_group: group larger than 64 products");
-  std::array<Product, kMaxGroup> p;
+  Product all[kMaxGroup + 1];  // products, then c in all[n]
+  Product* p = all;
   MulCfg mc;
   mc.overflow_exp = dp.prod_overflow_exp;
   mc.round_out = dp.prod_round_out;
@@ -207,13 +206,10 @@ uint64_t dot_group(const Datapath& dp, const uint64_t* a, const uint64_t* b, int
                         (p[i].overflow ? " (overflow)" : ""));
     }
   }
-  const Product cp = addend(decode_operand(dp.out_fmt, c, dp.sub_in));
+  all[n] = addend(decode_operand(dp.out_fmt, c, dp.sub_in));
+  const Product& cp = all[n];
   if (tr) tr->add("cadd.c", describe(dp.out_fmt, c));
-
-  std::array<Product, kMaxGroup + 1> all;
-  for (int i = 0; i < n; ++i) all[i] = p[i];
-  all[n] = cp;
-  const SpecialKind sk = resolve_specials(all.data(), n + 1);
+  const SpecialKind sk = resolve_specials(all, n + 1);
   uint64_t r;
   if (sk != SpecialKind::None) {
     r = special_bits(dp, sk);
@@ -232,18 +228,17 @@ uint64_t dot_group(const Datapath& dp, const uint64_t* a, const uint64_t* b, int
       case AdderKind::Exact: {
         const RoundOpts o = out_opts(dp);
         Exact ex;
-        r = exact_sum_round(all.data(), n + 1, dp.out_fmt, o,
-                            zero_sum_sign(dp, all.data(), n + 1), &ex);
+        r = exact_sum_round(all, n + 1, dp.out_fmt, o, zero_sum_sign(dp, all, n + 1), &ex);
         if (tr) tr->add("adder.exact", (ex.sign ? "-0x" : "0x") + to_hex(ex.mag) + "*2^" +
                                            std::to_string(ex.lsb_exp) + (ex.sticky ? " +sticky" : ""));
         break;
       }
       case AdderKind::Pairwise:
-        r = pairwise(dp, p.data(), n, cp, tr);
+        r = pairwise(dp, p, n, cp, tr);
         break;
       case AdderKind::Fused:
       default:
-        r = fused(dp, p.data(), n, cp, tr);
+        r = fused(dp, all, n, tr);
         break;
     }
   }

@@ -17,7 +17,7 @@ Unpacked decode_operand(const Format& f, uint64_t bits, bool sub_in) {
 }
 
 Product multiply(const Unpacked& a, const Unpacked& b, const MulCfg& cfg) {
-  Product p;
+  Product p{};
   p.sign = a.sign != b.sign;
   if (a.cls == Class::NaN || b.cls == Class::NaN) { p.cls = Class::NaN; return p; }
   const bool ainf = a.cls == Class::Inf, binf = b.cls == Class::Inf;
@@ -52,7 +52,7 @@ Product multiply(const Unpacked& a, const Unpacked& b, const MulCfg& cfg) {
 }
 
 Product addend(const Unpacked& c) {
-  Product p;
+  Product p{};
   p.sign = c.sign;
   switch (c.cls) {
     case Class::NaN: p.cls = Class::NaN; return p;
@@ -88,9 +88,9 @@ std::string render(const Fixed& x) {
   return to_binary_fixed(x.v, x.frac) + " x2^" + std::to_string(x.exp);
 }
 
-int align_exponent(const Product* t, int n, int emin_lim) {
+int align_exponent(const Product* t, int n, int emin_lim, int first, int stride) {
   int e = kNone;
-  for (int i = 0; i < n; ++i)
+  for (int i = first; i < n; i += stride)
     if (t[i].cls == Class::Normal && t[i].exp > e) e = t[i].exp;
   if (e != kNone && emin_lim != kNone && e < emin_lim) e = emin_lim;
   return e;

@@ -89,3 +89,320 @@ std::vector<size_t> mismatches(const SampleSet& s, const std::vector<uint64_t>& 
 }
 
 }  // namespace mc
+
+// ------------------------------------------------------------------------------------------
+// Streaming validation.
+#include <cstring>
+#include <exception>
+#include <memory>
+
+namespace mc {
+
+namespace {
+
+/// Reads a text file in blocks of whole lines; '#' comment lines are skipped. The data lines of
+/// a block live in one buffer (no allocation per line).
+struct Block {
+  std::string data;
+  std::vector<size_t> start, len;
+  std::vector<uint64_t> lineno;
+  void clear() { data.clear(); start.clear(); len.clear(); lineno.clear(); }
+  std::string line(size_t i) const { return data.substr(start[i], len[i]); }
+};
+
+class BlockReader {
+ public:
+  explicit BlockReader(const std::string& path) : path_(path) {
+    f_ = std::fopen(path.c_str(), "rb");
+    if (!f_) throw InputError(path + ": cannot open file for reading");
+    buf_.resize(1 << 22);
+  }
+  ~BlockReader() {
+    if (f_) std::fclose(f_);
+  }
+  BlockReader(const BlockReader&) = delete;
+  BlockReader& operator=(const BlockReader&) = delete;
+
+  /// Appends up to n data lines to b; returns how many were read.
+  size_t read(size_t n, Block& b) {
+    size_t got = 0;
+    while (got < n) {
+      if (pos_ >= len_ && !refill()) break;
+      const char* base = buf_.data();
+      const void* nl = std::memchr(base + pos_, '\n', len_ - pos_);
+      size_t end;
+      if (nl) {
+        end = static_cast<const char*>(nl) - base;
+      } else if (eof_) {
+        end = len_;  // last line without '\n'
+      } else {
+        // partial line: move it to the front and read more
+        std::memmove(buf_.data(), base + pos_, len_ - pos_);
+        len_ -= pos_;
+        pos_ = 0;
+        if (len_ == buf_.size()) buf_.resize(buf_.size() * 2);
+        if (!refill_append()) eof_ = true;
+        continue;
+      }
+      ++line_;
+      size_t l = end - pos_;
+      const char* p = base + pos_;
+      while (l && (p[l - 1] == '\r' || p[l - 1] == ' ' || p[l - 1] == '\t')) --l;
+      pos_ = end + 1;
+      if (l && p[0] == '#') continue;
+      if (l == 0) {
+        if (!nl && eof_) break;  // trailing newline at the end of the file
+        throw InputError(path_ + ":" + std::to_string(line_) + ": line: empty line");
+      }
+      b.start.push_back(b.data.size());
+      b.len.push_back(l);
+      b.lineno.push_back(line_);
+      b.data.append(p, l);
+      ++got;
+    }
+    return got;
+  }
+
+ private:
+  bool refill() {
+    if (eof_) return false;
+    len_ = std::fread(buf_.data(), 1, buf_.size(), f_);
+    pos_ = 0;
+    if (len_ < buf_.size()) eof_ = true;
+    return len_ > 0;
+  }
+  bool refill_append() {
+    const size_t n = std::fread(buf_.data() + len_, 1, buf_.size() - len_, f_);
+    len_ += n;
+    return n > 0 && len_ == buf_.size();
+  }
+  std::string path_;
+  std::FILE* f_ = nullptr;
+  std::vector<char> buf_;
+  size_t pos_ = 0, len_ = 0;
+  bool eof_ = false;
+  uint64_t line_ = 0;
+};
+
+inline int hexval(char ch) {
+  if (ch >= '0' && ch <= '9') return ch - '0';
+  if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+  if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+  return -1;
+}
+
+[[noreturn]] void bad(const std::string& path, uint64_t line, const std::string& field,
+                      const std::string& why) {
+  throw InputError(path + ":" + std::to_string(line) + ": " + field + ": " + why);
+}
+
+/// Parses a line of K hex values of `digits` digits each.
+struct HexTable {
+  int8_t v[256];
+  HexTable() {
+    for (int i = 0; i < 256; ++i) v[i] = static_cast<int8_t>(hexval(static_cast<char>(i)));
+  }
+};
+const HexTable kHex;
+
+void parse_ab_line(const char* s, size_t n, int K, int digits, uint64_t* out,
+                   const std::string& path, uint64_t line) {
+  // Fast path: exactly K tokens of `digits` hex digits separated by single spaces.
+  if (n == static_cast<size_t>(K) * (digits + 1) - 1) {
+    bool ok = true;
+    const unsigned char* u = reinterpret_cast<const unsigned char*>(s);
+    for (int k = 0; k < K && ok; ++k) {
+      const unsigned char* t = u + static_cast<size_t>(k) * (digits + 1);
+      uint64_t v = 0;
+      int bad_digit = 0;
+      for (int j = 0; j < digits; ++j) {
+        const int h = kHex.v[t[j]];
+        bad_digit |= h;
+        v = (v << 4) | static_cast<uint64_t>(h & 15);
+      }
+      ok = bad_digit >= 0 && (k == K - 1 || t[digits] == ' ');
+      out[k] = v;
+    }
+    if (ok) return;
+  }
+  size_t i = 0;
+  int k = 0;
+  auto sub = [&](size_t from, size_t cnt) { return std::string(s + from, cnt); };
+  while (i < n) {
+    while (i < n && (s[i] == ' ' || s[i] == '\t')) ++i;
+    if (i >= n) break;
+    size_t j = i;
+    uint64_t v = 0;
+    while (j < n && s[j] != ' ' && s[j] != '\t') {
+      const int h = hexval(s[j]);
+      if (h < 0) bad(path, line, "value " + std::to_string(k + 1), "'" + sub(i, j - i + 1) + "' is not hex");
+      v = (v << 4) | static_cast<uint64_t>(h);
+      ++j;
+    }
+    if (static_cast<int>(j - i) != digits)
+      bad(path, line, "value " + std::to_string(k + 1),
+          "'" + sub(i, j - i) + "' is not " + std::to_string(digits) + " hex digits");
+    if (k >= K) bad(path, line, "K", "more than K = " + std::to_string(K) + " values on the line");
+    out[k++] = v;
+    i = j;
+  }
+  if (k != K) bad(path, line, "K", "line holds " + std::to_string(k) + " values, expected K = " + std::to_string(K));
+}
+
+uint64_t parse_cd_line(const char* s, size_t n, int width, const std::string& path, uint64_t line) {
+  while (n && (*s == ' ' || *s == '\t')) ++s, --n;
+  uint64_t v = 0;
+  if (width == 32 && n == 8) {  // fast path: 8 hex digits
+    bool ok = true;
+    for (size_t i = 0; i < 8; ++i) {
+      const int h = hexval(s[i]);
+      ok &= h >= 0;
+      v = (v << 4) | static_cast<uint64_t>(h & 15);
+    }
+    if (ok) return v;
+    v = 0;
+  }
+  const std::string t(s, n);
+  if (width == 32 && t.size() == 32 && t.find_first_not_of("01") == std::string::npos) {
+    for (char ch : t) v = (v << 1) | static_cast<uint64_t>(ch - '0');
+    return v;
+  }
+  if (t.size() == static_cast<size_t>(width / 4)) {
+    bool ok = true;
+    for (char ch : t) {
+      const int h = hexval(ch);
+      if (h < 0) { ok = false; break; }
+      v = (v << 4) | static_cast<uint64_t>(h);
+    }
+    if (ok) return v;
+  }
+  bad(path, line, "value",
+      "'" + t + "' is neither " + (width == 32 ? "32 binary digits nor 8" : "16") + " hex digits");
+}
+
+int count_tokens(const char* s, size_t n) {
+  int k = 0;
+  bool in = false;
+  for (size_t i = 0; i < n; ++i) {
+    const char ch = s[i];
+    const bool sp = ch == ' ' || ch == '\t';
+    if (!sp && !in) ++k;
+    in = !sp;
+  }
+  return k;
+}
+
+}  // namespace
+
+StreamResult validate_files(const Datapath& dp, const std::string& pa, const std::string& pb,
+                            const std::string& pc, const std::string& pd, int expect_k, bool zero_c,
+                            unsigned threads, size_t keep, bool progress) {
+  return stream_files(dp, pa, pb, pc, pd, "", expect_k, zero_c, threads, keep, progress);
+}
+
+StreamResult stream_files(const Datapath& dp, const std::string& pa, const std::string& pb,
+                          const std::string& pc, const std::string& pd, const std::string& out,
+                          int expect_k, bool zero_c, unsigned threads, size_t keep, bool progress) {
+  const int w = dp.a_fmt == kBinary64 ? 64 : 32;
+  const int dw = dp.out_fmt == kBinary64 ? 64 : 32;
+  const bool have_d = !pd.empty();
+  BlockReader ra(pa), rb(pb), rc(pc);
+  std::unique_ptr<BlockReader> rd(have_d ? new BlockReader(pd) : nullptr);
+  std::FILE* fo = nullptr;
+  if (!out.empty()) {
+    fo = std::fopen(out.c_str(), "w");
+    if (!fo) throw InputError(out + ": cannot open file for writing");
+  }
+  struct Closer { std::FILE* f; ~Closer() { if (f) std::fclose(f); } } closer{fo};
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  StreamResult res;
+  const size_t chunk = 1 << 16;
+  Block ba, bb, bc, bd;
+  std::vector<uint64_t> A, B, C(chunk), D(chunk), G(chunk);
+  const bool tty = progress && isatty(fileno(stderr));
+  int K = expect_k;
+  for (;;) {
+    ba.clear(); bb.clear(); bc.clear(); bd.clear();
+    const size_t n = ra.read(chunk, ba);
+    const size_t nb = rb.read(n ? n : 1, bb), nc = rc.read(n ? n : 1, bc);
+    const size_t nd = have_d ? rd->read(n ? n : 1, bd) : n;
+    if (nb != n || nc != n || nd != n) {
+      const std::string& shorter = nb < n ? pb : nc < n ? pc : nd < n ? pd : pa;
+      throw InputError("sample counts differ: " + shorter + " ends before the other files (at sample " +
+                       std::to_string(res.n + std::min({n, nb, nc, nd}) + 1) + ")");
+    }
+    if (n == 0) break;
+    if (K == 0) K = count_tokens(ba.data.data() + ba.start[0], ba.len[0]);
+    A.resize(n * K);
+    B.resize(n * K);
+    std::vector<std::exception_ptr> err(threads);
+    auto work = [&](unsigned t, size_t i0, size_t i1) {
+      try {
+        for (size_t i = i0; i < i1; ++i) {
+          parse_ab_line(ba.data.data() + ba.start[i], ba.len[i], K, w / 4, &A[i * K], pa, ba.lineno[i]);
+          parse_ab_line(bb.data.data() + bb.start[i], bb.len[i], K, w / 4, &B[i * K], pb, bb.lineno[i]);
+          for (int k = 0; k < K; ++k) {
+            uint64_t* x = &A[i * K + k];
+            uint64_t* y = &B[i * K + k];
+            if (!ingest_exact(dp.a_fmt, dp.ingest, *x, w, x))
+              ingest_value(dp.a_fmt, dp.ingest, *x, w, pa + ":" + std::to_string(ba.lineno[i]) + ": value " + std::to_string(k + 1));
+            if (!ingest_exact(dp.b_fmt, dp.ingest, *y, w, y))
+              ingest_value(dp.b_fmt, dp.ingest, *y, w, pb + ":" + std::to_string(bb.lineno[i]) + ": value " + std::to_string(k + 1));
+          }
+          const uint64_t c = parse_cd_line(bc.data.data() + bc.start[i], bc.len[i], w, pc, bc.lineno[i]);
+          C[i] = zero_c ? zero_bits(dp.out_fmt, false) : (w == 64 ? c : c_from_binary32(dp, c));
+          if (have_d) D[i] = parse_cd_line(bd.data.data() + bd.start[i], bd.len[i], dw, pd, bd.lineno[i]);
+          G[i] = widen_result(dp, dot(dp, &A[i * K], &B[i * K], K, C[i]));
+        }
+      } catch (...) {
+        err[t] = std::current_exception();
+      }
+    };
+    std::vector<std::thread> pool;
+    const size_t sub = (n + threads - 1) / threads;
+    for (unsigned t = 0; t < threads; ++t) {
+      const size_t i0 = t * sub, i1 = std::min(n, i0 + sub);
+      if (i0 < i1) pool.emplace_back(work, t, i0, i1);
+    }
+    for (auto& th : pool) th.join();
+    for (auto& e : err)
+      if (e) std::rethrow_exception(e);  // the first thread's error is the earliest line
+    if (fo) {
+      std::string text;
+      text.reserve(n * (dw / 4 + 1));
+      char buf[24];
+      for (size_t i = 0; i < n; ++i) {
+        std::snprintf(buf, sizeof buf, "%0*llx\n", dw / 4, static_cast<unsigned long long>(G[i]));
+        text += buf;
+      }
+      if (std::fwrite(text.data(), 1, text.size(), fo) != text.size())
+        throw InputError(out + ": write failed");
+    }
+    for (size_t i = 0; i < n && have_d; ++i) {
+      if (G[i] == D[i]) continue;
+      ++res.mismatches;
+      if (res.first.size() < keep) {
+        StreamMismatch m;
+        m.index = res.n + i;
+        m.line = ba.lineno[i];
+        m.got = G[i];
+        m.want = D[i];
+        m.a.assign(A.begin() + i * K, A.begin() + (i + 1) * K);
+        m.b.assign(B.begin() + i * K, B.begin() + (i + 1) * K);
+        m.c = C[i];
+        res.first.push_back(m);
+      }
+    }
+    res.n += n;
+    if (tty && res.n >= 100000) std::fprintf(stderr, "\r  %llu samples, %llu mismatches",
+                                              static_cast<unsigned long long>(res.n),
+                                              static_cast<unsigned long long>(res.mismatches));
+    if (n < chunk) break;
+  }
+  if (tty && res.n >= 100000) std::fprintf(stderr, "\r%60s\r", "");
+  if (res.n == 0) throw InputError(pa + ": no samples (empty file)");
+  res.K = K;
+  return res;
+}
+
+}  // namespace mc

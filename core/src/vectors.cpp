@@ -150,6 +150,39 @@ uint64_t ingest_value(const Format& f, Rounding ingest, uint64_t stored, int wid
   return r;
 }
 
+bool ingest_exact(const Format& f, Rounding ingest, uint64_t stored, int width, uint64_t* out) {
+  if (width != 32) {
+    if (f == kBinary64) { *out = stored; return true; }
+    return false;
+  }
+  if (f == kBinary32) { *out = stored; return true; }
+  const uint32_t E = (stored >> 23) & 0xFF, M = stored & 0x7FFFFF;
+  const bool neg = (stored >> 31) & 1;
+  if (E == 0xFF) return false;  // Inf / NaN: the general path
+  if (E == 0 && M == 0) { *out = zero_bits(f, neg); return true; }
+  const int e = E ? static_cast<int>(E) - 127 : -126;  // exponent of the leading position
+  uint64_t sig = E ? (M | 0x800000u) : M;
+  const int lead = E ? e : e - (23 - (31 - __builtin_clz(M)));
+  if (lead > f.emax()) return false;
+  const int q = (lead > f.emin() ? lead : f.emin()) - f.mbits;  // target LSB exponent
+  const int shift = q - (e - 23);
+  if (shift > 0) {
+    const uint64_t dropped = shift >= 64 ? sig : (sig & ((uint64_t{1} << shift) - 1));
+    if (dropped && ingest != Rounding::RTZ) return false;
+    sig = shift >= 64 ? 0 : sig >> shift;
+  } else if (shift < 0) {
+    sig <<= -shift;
+  }
+  if (sig == 0) { *out = zero_bits(f, neg); return true; }
+  const uint64_t mmask = (uint64_t{1} << f.mbits) - 1;
+  const uint64_t Ef = (sig >> f.mbits) ? static_cast<uint64_t>(lead + f.bias) : 0;
+  const uint64_t bits = (static_cast<uint64_t>(neg) << (f.width() - 1)) | (Ef << f.mbits) | (sig & mmask);
+  if (f.enc == Encoding::FN && Ef == ((uint64_t{1} << f.ebits) - 1) && (sig & mmask) == mmask) return false;
+  if (f.enc == Encoding::IEEE && Ef == ((uint64_t{1} << f.ebits) - 1)) return false;
+  *out = bits;
+  return true;
+}
+
 uint64_t parse_operand(const Format& f, const std::string& text, bool* inexact) {
   if (inexact) *inexact = false;
   if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {

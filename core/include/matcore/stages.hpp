@@ -33,14 +33,15 @@ Unpacked decode_operand(const Format& f, uint64_t bits, bool sub_in);
 //        ii.ffffffffffffffffff  x 2^(ea+eb)     (kept UNNORMALISED: in [1,4) for normals)
 //
 //   multiplier.sig / multiplier.exp / multiplier.frac name these fields.
+/// Trivially constructible (arrays of it sit on the hot path): Product{} is a +0.
 struct Product {
-  Class cls = Class::Zero;  ///< Zero, Normal (any finite nonzero), Inf, NaN
-  bool sign = false;
-  int exp = 0;              ///< value = sig * 2^(exp - frac)
-  u128 sig = 0;
-  int frac = 0;
-  bool invalid = false;     ///< Inf * 0
-  bool overflow = false;    ///< |p| >= 2^prod_overflow_exp turned into Inf
+  Class cls;       ///< Zero, Normal (any finite nonzero), Inf, NaN
+  bool sign;
+  bool invalid;    ///< Inf * 0
+  bool overflow;   ///< |p| >= 2^prod_overflow_exp turned into Inf
+  int exp;         ///< value = sig * 2^(exp - frac)
+  int frac;
+  u128 sig;
   bool finite_nonzero() const { return cls == Class::Normal; }
 };
 
@@ -78,7 +79,8 @@ std::string render(const Fixed& x);
 // Stage 3: aligner.
 //   Contract: e_max = max over the exponents of the finite nonzero terms (and of c = 0 when
 //   c_zero_exp != kNone), never below emin_lim; kNone if there is no such term.
-int align_exponent(const Product* terms, int n, int emin_lim);
+//   first/stride select a subset (odd-even: stride 2).
+int align_exponent(const Product* terms, int n, int emin_lim, int first = 0, int stride = 1);
 
 /// Contract: the term shifted to the reference exponent e_ref and cut to `frac` fractional
 /// bits below 2^e_ref, with truncation toward zero or round-down (floor).

@@ -34,3 +34,32 @@ std::vector<uint64_t> run_samples(const Datapath& dp, const SampleSet& s, unsign
 std::vector<size_t> mismatches(const SampleSet& s, const std::vector<uint64_t>& got);
 
 }  // namespace mc
+
+namespace mc {
+
+/// Streaming validation of large files (bounded memory, all cores): the files are read in
+/// chunks, each chunk parsed and evaluated in parallel; results do not depend on the thread
+/// count. Errors name the file, line and field.
+struct StreamMismatch {
+  uint64_t index = 0;  ///< 0-based sample index (line = index + 1 when there is no header)
+  uint64_t line = 0;   ///< 1-based line in the a file
+  uint64_t got = 0, want = 0;
+  std::vector<uint64_t> a, b;
+  uint64_t c = 0;
+};
+struct StreamResult {
+  uint64_t n = 0, mismatches = 0;
+  int K = 0;
+  std::vector<StreamMismatch> first;  ///< the first `keep` mismatches
+};
+StreamResult validate_files(const Datapath& dp, const std::string& a, const std::string& b,
+                            const std::string& c, const std::string& d, int expect_k = 0,
+                            bool zero_c = false, unsigned threads = 0, size_t keep = 10,
+                            bool progress = false);
+/// The same engine: d optional (empty: nothing compared); `out` optional: the model's d values
+/// are written there (8 or 16 hex digits per line), which makes matcore a stand-in for a device.
+StreamResult stream_files(const Datapath& dp, const std::string& a, const std::string& b,
+                          const std::string& c, const std::string& d, const std::string& out,
+                          int expect_k, bool zero_c, unsigned threads, size_t keep, bool progress);
+
+}  // namespace mc

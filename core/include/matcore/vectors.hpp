@@ -45,6 +45,10 @@ void write_cd_file(const std::string& path, const std::vector<uint64_t>& v, int 
 uint64_t ingest_value(const Format& f, Rounding ingest, uint64_t stored, int width,
                       const std::string& where);
 
+/// Fast path of ingest_value for finite binary32 values: returns true and sets *out when the
+/// value enters the format without error (the caller falls back to ingest_value otherwise).
+bool ingest_exact(const Format& f, Rounding ingest, uint64_t stored, int width, uint64_t* out);
+
 /// Parses one operand given on a command line: a hex bit pattern "0x3c00" in the format
 /// itself, or an exact expression / decimal ("1.5", "2^-24+2^-25", "-inf", "nan"), rounded
 /// to nearest even when inexact (decimals are rounded exactly, not through binary64).

@@ -1,0 +1,94 @@
+// Benchmark: dot products per second per core for every preset, beside a native binary32 dot
+// product of the same length measured in the same run. Prints a Markdown table.
+// Usage: bench_dot [seconds-per-preset]
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "matcore/model.hpp"
+#include "matcore/presets.hpp"
+#include "matcore/sample.hpp"
+
+using namespace mc;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+volatile float g_sink_f;
+volatile uint64_t g_sink_u;
+
+double native_rate(int K, double secs) {
+  std::mt19937 rng(1);
+  const int N = 4096;
+  std::vector<float> a(static_cast<size_t>(N) * K), b(a.size()), c(N);
+  std::uniform_real_distribution<float> u(-2.f, 2.f);
+  for (auto& x : a) x = u(rng);
+  for (auto& x : b) x = u(rng);
+  for (auto& x : c) x = u(rng);
+  uint64_t done = 0;
+  float acc = 0;
+  const auto t0 = Clock::now();
+  double el = 0;
+  do {
+    for (int s = 0; s < N; ++s) {
+      float d = c[s];
+      const float* pa = &a[static_cast<size_t>(s) * K];
+      const float* pb = &b[static_cast<size_t>(s) * K];
+      for (int k = 0; k < K; ++k) d += pa[k] * pb[k];
+      acc += d;
+    }
+    done += N;
+    el = std::chrono::duration<double>(Clock::now() - t0).count();
+  } while (el < secs);
+  g_sink_f = acc;
+  return static_cast<double>(done) / el;
+}
+
+double model_rate(const Datapath& dp, double secs) {
+  SampleSpec s;
+  s.a_fmt = dp.a_fmt;
+  s.b_fmt = dp.b_fmt;
+  s.c_fmt = dp.out_fmt == kBinary64 ? kBinary64 : kBinary32;
+  default_ranges(s, false);
+  const int K = dp.k_default, N = 4096;
+  std::mt19937 rng(0);
+  std::vector<uint64_t> a(static_cast<size_t>(N) * K), b(a.size()), c(N);
+  auto draw = [&](const Format& f, int lo, int hi) {
+    const int e = lo + static_cast<int>(rng() % static_cast<unsigned>(hi - lo + 1));
+    const int bits = f.mbits + 1 > 24 ? 53 : 32;
+    const uint64_t u = bits == 32 ? rng() : ((static_cast<uint64_t>(rng()) << 21) ^ rng()) & ((uint64_t{1} << 53) - 1);
+    return draw_expmant(f, e, u, bits);
+  };
+  for (auto& x : a) x = draw(s.a_fmt, s.ea_lo, s.ea_hi);
+  for (auto& x : b) x = draw(s.b_fmt, s.eb_lo, s.eb_hi);
+  for (auto& x : c) x = draw(dp.out_fmt, dp.out_fmt.emin(), dp.out_fmt == kBinary16 ? 15 : 127);
+  uint64_t done = 0, acc = 0;
+  const auto t0 = Clock::now();
+  double el = 0;
+  do {
+    for (int i = 0; i < N; ++i) acc ^= dot(dp, &a[static_cast<size_t>(i) * K], &b[static_cast<size_t>(i) * K], K, c[i]);
+    done += N;
+    el = std::chrono::duration<double>(Clock::now() - t0).count();
+  } while (el < secs);
+  g_sink_u = acc;
+  return static_cast<double>(done) / el;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const double secs = argc > 1 ? std::atof(argv[1]) : 0.3;
+  std::printf("| preset | variant | k | matcore dots/s/core | native binary32 dots/s/core | ratio |\n");
+  std::printf("|---|---|---|---|---|---|\n");
+  for (const Datapath& dp : all_presets()) {
+    const double m = model_rate(dp, secs);
+    const double n = native_rate(dp.k_default, secs);
+    std::printf("| %s | %s | %d | %.3g | %.3g | 1/%.0f |\n", dp.name().c_str(),
+                dp.variant.empty() ? "-" : dp.variant.c_str(), dp.k_default, m, n, n / m);
+    std::fflush(stdout);
+  }
+  return 0;
+}

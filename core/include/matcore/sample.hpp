@@ -1,0 +1,48 @@
+// matcore: randomized test inputs (section 5 of the paper).
+//
+//  * exponent-mantissa sampling (Algorithm 3): a_l = s * 2^e with e uniform on [e-, e+] and s
+//    uniform on [-2+2^(1-f), 2-2^(1-f)] (f = precision of the format), rounded to nearest even
+//    into the format; c likewise with f = 24. Mersenne Twister mt19937 seeded with `seed`
+//    (0 by default), one stream for the whole set, drawn in file order (a_1..a_k, b_1..b_k, c
+//    per sample), so the files do not depend on the thread count.
+//  * independent bit sampling (section 5.2): every bit of the pattern is a fair coin; an
+//    exponent field that would encode Inf/NaN is redrawn.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "matcore/format.hpp"
+
+namespace mc {
+
+enum class Strategy : uint8_t { ExpMant, Bits };
+
+struct SampleSpec {
+  Format a_fmt = kBinary16, b_fmt = kBinary16, c_fmt = kBinary32;
+  int K = 16;
+  uint64_t N = 1000;
+  Strategy strategy = Strategy::ExpMant;
+  int ea_lo = 0, ea_hi = 0, eb_lo = 0, eb_hi = 0, ec_lo = 0, ec_hi = 0;
+  uint32_t seed = 0;
+};
+
+/// The exponent ranges of sections 5.1.1-5.1.4 for the normal (`subnormal` false) or the
+/// subnormal case, for any input format (the paper's values for fp16, bf16, tf32, fp8 FNUZ;
+/// the same rule -- minimum normal to maximum normal exponent, or minimum subnormal to minimum
+/// normal -- for the others; bf16/tf32/fp32 normal a, b capped at 63 so products stay finite).
+void default_ranges(SampleSpec& s, bool subnormal);
+
+/// One value by exponent-mantissa sampling: s * 2^e rounded (RNE) into f, where
+/// s = (2 - 2^(1-p)) * (u * 2^(1-ubits) - 1) and u is a uniform draw of ubits bits (32 for
+/// formats of at most 24 bits of precision, 53 for binary64).
+uint64_t draw_expmant(const Format& f, int e, uint64_t u, int ubits);
+/// The same through the general 128-bit rounder (reference for the fast path).
+uint64_t draw_expmant_exact(const Format& f, int e, uint64_t u, int ubits);
+
+/// Writes DIR/a.txt, DIR/b.txt, DIR/c.txt in the shared vector format (a/b widened to
+/// binary32, or binary64 for binary64 inputs), with a '#' provenance header line.
+/// threads = 0: all hardware threads. Returns the number of samples written.
+uint64_t write_samples(const SampleSpec& s, const std::string& dir, unsigned threads = 0,
+                       bool progress = false);
+
+}  // namespace mc
