@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages matcore needs, only those that are missing.
 # Usage: scripts/install-deps.sh        (as root, or with sudo available)
+# The list is scripts/debian-packages.txt.
 set -euo pipefail
-PKGS=(g++ cmake ninja-build make libgtest-dev python3)
+here=$(cd "$(dirname "$0")" && pwd)
+mapfile -t PKGS < <(grep -v '^\s*#' "$here/debian-packages.txt" | grep -v '^\s*$')
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
