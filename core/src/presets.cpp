@@ -161,8 +161,9 @@ void add_fp8(std::vector<Datapath>& v, const Datapath& b, int L, int F, int k, i
 }
 
 // fp8 mma.sync on sm_90 / sm_100: run as two fp16-style HMMAs of 16 products each (k mod 4 in
-// {0,1}, then {2,3}), each truncated (RTZ) to the output, starting from +0; the user's c is added
-// last by a separate RNE addition. Found from the hardware data (docs/nvidia-open-sets.md).
+// {0,1}, then {2,3}), the first starting from +0 and each rounded like that output's HMMA
+// (binary32: RTZ; binary16: RNE); the user's c (binary16 output: first rounded to binary16) is
+// added last by a separate RNE addition. Found from the hardware data (docs/nvidia-open-sets.md).
 void add_fp8_hmma(std::vector<Datapath>& v, const Datapath& b) {
   const size_t first = v.size();
   add_fp8(v, b, 16, 25, 32, -1, "mma.sync");

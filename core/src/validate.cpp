@@ -92,6 +92,8 @@ std::vector<size_t> mismatches(const SampleSet& s, const std::vector<uint64_t>& 
 
 // ------------------------------------------------------------------------------------------
 // Streaming validation.
+#include <sys/stat.h>
+
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -116,6 +118,15 @@ class BlockReader {
     f_ = std::fopen(path.c_str(), "rb");
     if (!f_) throw InputError(path + ": cannot open file for reading");
     buf_.resize(1 << 22);
+    struct stat st;
+    if (::fstat(fileno(f_), &st) == 0) size_ = static_cast<uint64_t>(st.st_size);
+  }
+  /// Fraction of the file consumed so far (for the progress bar).
+  double fraction() const {
+    if (size_ == 0) return 0;
+    const long at = std::ftell(f_);
+    const double used = static_cast<double>(at) - static_cast<double>(len_ - pos_);
+    return used / static_cast<double>(size_);
   }
   ~BlockReader() {
     if (f_) std::fclose(f_);
@@ -182,6 +193,7 @@ class BlockReader {
   size_t pos_ = 0, len_ = 0;
   bool eof_ = false;
   uint64_t line_ = 0;
+  uint64_t size_ = 0;
 };
 
 inline int hexval(char ch) {
@@ -394,12 +406,16 @@ StreamResult stream_files(const Datapath& dp, const std::string& pa, const std::
       }
     }
     res.n += n;
-    if (tty && res.n >= 100000) std::fprintf(stderr, "\r  %llu samples, %llu mismatches",
-                                              static_cast<unsigned long long>(res.n),
-                                              static_cast<unsigned long long>(res.mismatches));
+    if (tty) {
+      const int pct = static_cast<int>(100 * ra.fraction());
+      std::fprintf(stderr, "\r[%-50s] %3d%%  %llu samples, %llu mismatches",
+                   std::string(static_cast<size_t>(pct / 2), '#').c_str(), pct,
+                   static_cast<unsigned long long>(res.n),
+                   static_cast<unsigned long long>(res.mismatches));
+    }
     if (n < chunk) break;
   }
-  if (tty && res.n >= 100000) std::fprintf(stderr, "\r%60s\r", "");
+  if (tty) std::fprintf(stderr, "\r%100s\r", "");
   if (res.n == 0) throw InputError(pa + ": no samples (empty file)");
   res.K = K;
   return res;
