@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
+#include <functional>
 #include <cstdio>
 #include <random>
 #include <stdexcept>
@@ -163,9 +165,43 @@ uint64_t draw_sig(std::mt19937& g, int bits) {
   return (a << 26) | b;
 }
 
-char* put_hex(char* p, uint64_t v, int digits) {
-  static const char* hx = "0123456789abcdef";
-  for (int i = digits - 1; i >= 0; --i) p[i] = hx[v & 15], v >>= 4;
+
+}  // namespace
+
+namespace {
+
+/// Exact widening to the stored format through a table for formats of at most 16 bits.
+struct Widener {
+  const Format& f;
+  const Format& st;
+  std::vector<uint32_t> table;
+  Widener(const Format& from, const Format& to) : f(from), st(to) {
+    if (f.width() <= 16 && st.width() == 32) {
+      table.resize(size_t{1} << f.width());
+      for (size_t i = 0; i < table.size(); ++i) table[i] = widen32(f, i);
+    }
+  }
+  uint64_t operator()(uint64_t v) const {
+    if (!table.empty()) return table[v];
+    if (f == st) return v;
+    return st.width() == 32 ? widen32(f, v) : convert(f, v, st, Rounding::RNE);
+  }
+};
+
+struct HexPairs {
+  char pair[256][2];
+  HexPairs() {
+    const char* hx = "0123456789abcdef";
+    for (int i = 0; i < 256; ++i) pair[i][0] = hx[i >> 4], pair[i][1] = hx[i & 15];
+  }
+};
+const HexPairs kHexPairs;
+
+inline char* put_hex_fast(char* p, uint64_t v, int digits) {
+  for (int i = digits - 2; i >= 0; i -= 2) {
+    std::memcpy(p + i, kHexPairs.pair[v & 0xFF], 2);
+    v >>= 8;
+  }
   return p + digits;
 }
 
@@ -193,69 +229,107 @@ uint64_t write_samples(const SampleSpec& s, const std::string& dir, unsigned thr
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   std::mt19937 g(s.seed);
   const Format &sa = stored_of(s.a_fmt), &sb = stored_of(s.b_fmt), &sc = stored_of(s.c_fmt);
+  const Widener wa(s.a_fmt, sa), wb(s.b_fmt, sb), wc(s.c_fmt, sc);
   const int da = sa.width() / 4, db = sb.width() / 4, dc = sc.width() / 4;
-  const uint64_t chunk = 1 << 15;
-  std::vector<Raw> raw;
-  std::vector<std::string> ta(threads), tb(threads), tc(threads);
+  const int ua = sig_bits(s.a_fmt), ub = sig_bits(s.b_fmt), uc = sig_bits(s.c_fmt);
+  const uint64_t chunk = 1 << 14;
+  const size_t per = static_cast<size_t>(2 * s.K + 1);
+  // Two buffers: the main thread draws chunk i+1 (the one sequential part: the random stream)
+  // while the workers convert and format chunk i.
+  struct Buf {
+    std::vector<Raw> raw;
+    uint64_t n = 0;
+    std::vector<std::string> ta, tb, tc;
+  };
+  Buf buf[2];
+  for (Buf& b : buf) b.ta.resize(threads), b.tb.resize(threads), b.tc.resize(threads);
   const bool tty = progress && isatty(fileno(stderr)) && s.N >= 100000;
-  for (uint64_t base = 0; base < s.N; base += chunk) {
-    const uint64_t n = std::min(chunk, s.N - base);
-    const size_t per = static_cast<size_t>(2 * s.K + 1);
-    raw.resize(n * per);
-    // 1. draws, sequential: the stream order is a_1..a_K, b_1..b_K, c for each sample
+
+  auto draw = [&](Buf& b, uint64_t n) {
+    b.n = n;
+    b.raw.resize(n * per);
     for (uint64_t i = 0; i < n; ++i) {
-      Raw* r = &raw[i * per];
+      Raw* r = &b.raw[i * per];
       for (size_t j = 0; j < per; ++j) {
         const bool isa = j < static_cast<size_t>(s.K), isb = !isa && j < per - 1;
-        const Format& f = isa ? s.a_fmt : isb ? s.b_fmt : s.c_fmt;
         if (s.strategy == Strategy::Bits) {
           r[j].e = 0;
-          r[j].u = draw_bits(f, g);
+          r[j].u = draw_bits(isa ? s.a_fmt : isb ? s.b_fmt : s.c_fmt, g);
+        } else if (isa) {
+          r[j].e = uniform_int(g, s.ea_lo, s.ea_hi);
+          r[j].u = draw_sig(g, ua);
+        } else if (isb) {
+          r[j].e = uniform_int(g, s.eb_lo, s.eb_hi);
+          r[j].u = draw_sig(g, ub);
         } else {
-          r[j].e = isa ? uniform_int(g, s.ea_lo, s.ea_hi)
-                       : isb ? uniform_int(g, s.eb_lo, s.eb_hi) : uniform_int(g, s.ec_lo, s.ec_hi);
-          r[j].u = draw_sig(g, sig_bits(f));
+          r[j].e = uniform_int(g, s.ec_lo, s.ec_hi);
+          r[j].u = draw_sig(g, uc);
         }
       }
     }
-    // 2. conversion and formatting, in parallel by sub-range
-    auto work = [&](unsigned t, uint64_t i0, uint64_t i1) {
-      std::string& A = ta[t];
-      std::string& B = tb[t];
-      std::string& C = tc[t];
-      A.assign((i1 - i0) * s.K * (da + 1), ' ');
-      B.assign((i1 - i0) * s.K * (db + 1), ' ');
-      C.assign((i1 - i0) * (dc + 1), ' ');
-      char *pa2 = &A[0], *pb2 = &B[0], *pc2 = &C[0];
-      for (uint64_t i = i0; i < i1; ++i) {
-        const Raw* r = &raw[i * per];
-        for (int j = 0; j < 2 * s.K + 1; ++j) {
-          const bool isa = j < s.K, isb = !isa && j < 2 * s.K;
-          const Format& f = isa ? s.a_fmt : isb ? s.b_fmt : s.c_fmt;
-          const Format& st = isa ? sa : isb ? sb : sc;
-          uint64_t v = s.strategy == Strategy::Bits ? r[j].u : draw_expmant(f, r[j].e, r[j].u, sig_bits(f));
-          if (!(f == st)) v = st.width() == 32 ? widen32(f, v) : convert(f, v, st, Rounding::RNE);
-          if (isa) { pa2 = put_hex(pa2, v, da); *pa2++ = (j == s.K - 1) ? '\n' : ' '; }
-          else if (isb) { pb2 = put_hex(pb2, v, db); *pb2++ = (j == 2 * s.K - 1) ? '\n' : ' '; }
-          else { pc2 = put_hex(pc2, v, dc); *pc2++ = '\n'; }
-        }
+  };
+  auto convert_part = [&](Buf& b, unsigned t, uint64_t i0, uint64_t i1) {
+    std::string& A = b.ta[t];
+    std::string& B = b.tb[t];
+    std::string& C = b.tc[t];
+    A.resize((i1 - i0) * s.K * (da + 1));
+    B.resize((i1 - i0) * s.K * (db + 1));
+    C.resize((i1 - i0) * (dc + 1));
+    char *pa2 = &A[0], *pb2 = &B[0], *pc2 = &C[0];
+    const bool bits = s.strategy == Strategy::Bits;
+    for (uint64_t i = i0; i < i1; ++i) {
+      const Raw* r = &b.raw[i * per];
+      for (int j = 0; j < s.K; ++j) {
+        const uint64_t v = bits ? r[j].u : draw_expmant(s.a_fmt, r[j].e, r[j].u, ua);
+        pa2 = put_hex_fast(pa2, wa(v), da);
+        *pa2++ = j == s.K - 1 ? '\n' : ' ';
       }
-    };
+      for (int j = s.K; j < 2 * s.K; ++j) {
+        const uint64_t v = bits ? r[j].u : draw_expmant(s.b_fmt, r[j].e, r[j].u, ub);
+        pb2 = put_hex_fast(pb2, wb(v), db);
+        *pb2++ = j == 2 * s.K - 1 ? '\n' : ' ';
+      }
+      const Raw& rc = r[2 * s.K];
+      const uint64_t v = bits ? rc.u : draw_expmant(s.c_fmt, rc.e, rc.u, uc);
+      pc2 = put_hex_fast(pc2, wc(v), dc);
+      *pc2++ = '\n';
+    }
+  };
+  auto convert_all = [&](Buf& b) {
     std::vector<std::thread> pool;
-    const uint64_t sub = (n + threads - 1) / threads;
+    const uint64_t sub = (b.n + threads - 1) / threads;
     for (unsigned t = 0; t < threads; ++t) {
-      const uint64_t i0 = t * sub, i1 = std::min(n, i0 + sub);
-      if (i0 < i1) pool.emplace_back(work, t, i0, i1);
-      else { ta[t].clear(); tb[t].clear(); tc[t].clear(); }
+      const uint64_t i0 = std::min(b.n, t * sub), i1 = std::min(b.n, i0 + sub);
+      if (i0 < i1) pool.emplace_back(convert_part, std::ref(b), t, i0, i1);
+      else b.ta[t].clear(), b.tb[t].clear(), b.tc[t].clear();
     }
     for (auto& th : pool) th.join();
+  };
+  auto write_out = [&](const Buf& b) {
     for (unsigned t = 0; t < threads; ++t) {
-      std::fwrite(ta[t].data(), 1, ta[t].size(), fa);
-      std::fwrite(tb[t].data(), 1, tb[t].size(), fb);
-      std::fwrite(tc[t].data(), 1, tc[t].size(), fc);
+      std::fwrite(b.ta[t].data(), 1, b.ta[t].size(), fa);
+      std::fwrite(b.tb[t].data(), 1, b.tb[t].size(), fb);
+      std::fwrite(b.tc[t].data(), 1, b.tc[t].size(), fc);
     }
-    if (tty) std::fprintf(stderr, "\r[%-50s] %3d%%", std::string(50 * (base + n) / s.N, '#').c_str(),
-                          static_cast<int>(100 * (base + n) / s.N));
+  };
+  std::thread pending;
+  int cur = 0;
+  uint64_t written = 0;
+  for (uint64_t base = 0; base < s.N; base += chunk) {
+    draw(buf[cur], std::min(chunk, s.N - base));
+    if (pending.joinable()) {
+      pending.join();
+      write_out(buf[cur ^ 1]);
+      written += buf[cur ^ 1].n;
+    }
+    pending = std::thread(convert_all, std::ref(buf[cur]));
+    cur ^= 1;
+    if (tty) std::fprintf(stderr, "\r[%-50s] %3d%%", std::string(50 * written / s.N, '#').c_str(),
+                          static_cast<int>(100 * written / s.N));
+  }
+  if (pending.joinable()) {
+    pending.join();
+    write_out(buf[cur ^ 1]);
   }
   if (tty) std::fprintf(stderr, "\r%60s\r", "");
   bool ok = true;
