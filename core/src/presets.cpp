@@ -234,7 +234,6 @@ Datapath fp16_output(Datapath d) {
   d.out_round = Rounding::RNE;
   d.out_prec = -1;
   d.overflow_to_inf = false;
-  d.round_c_to_out = true;
   d.nan_invalid = kNvNaN16;
   d.nan_propagate = kNvNaN16;
   return d;

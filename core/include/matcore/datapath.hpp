@@ -41,7 +41,8 @@ struct Datapath {
   std::string family;       ///< "cdna1", "cdna2", "cdna3", "volta", ...
   Format a_fmt = kBinary16;
   Format b_fmt = kBinary16;
-  Format out_fmt = kBinary32;      ///< output = accumulator format (c is read in this format)
+  Format out_fmt = kBinary32;      ///< output = accumulator format; c is taken in this format
+                                   ///< (a binary32 c is first rounded to it, RNE: fp16 output)
   Rounding ingest = Rounding::RNE; ///< how binary32/64 file values enter a_fmt/b_fmt (tf32: RTZ)
 
   // --- inputs -----------------------------------------------------------------------------
@@ -78,7 +79,6 @@ struct Datapath {
   bool sub_out = true;          ///< false: subnormal results flush to zero (FTZ)
   int out_prec = -1;            ///< keep only this many fraction bits (e8m13: 13); -1: all
   bool overflow_to_inf = false; ///< overflow gives Inf whatever the rounding (NVIDIA RTZ)
-  bool round_c_to_out = false;  ///< c (given in binary32) rounded to out_fmt first (fp16 out)
 
   // --- special values -----------------------------------------------------------------------
   uint64_t nan_invalid = 0;     ///< result bits for Inf - Inf and Inf * 0
