@@ -328,84 +328,105 @@ StreamResult stream_files(const Datapath& dp, const std::string& pa, const std::
   struct Closer { std::FILE* f; ~Closer() { if (f) std::fclose(f); } } closer{fo};
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   StreamResult res;
-  const size_t chunk = 1 << 16;
-  Block ba, bb, bc, bd;
-  std::vector<uint64_t> A, B, C(chunk), D(chunk), G(chunk);
+  const size_t chunk = 1 << 15;
+  // Two buffers: the main thread reads chunk i+1 while the workers parse and evaluate chunk i.
+  struct Work {
+    Block ba, bb, bc, bd;
+    size_t n = 0;
+    std::vector<uint64_t> A, B, C, D, G;
+    std::vector<std::exception_ptr> err;
+  };
+  Work wk[2];
   const bool tty = progress && isatty(fileno(stderr));
   int K = expect_k;
-  for (;;) {
-    ba.clear(); bb.clear(); bc.clear(); bd.clear();
-    const size_t n = ra.read(chunk, ba);
-    const size_t nb = rb.read(n ? n : 1, bb), nc = rc.read(n ? n : 1, bc);
-    const size_t nd = have_d ? rd->read(n ? n : 1, bd) : n;
+  uint64_t consumed = 0;  // samples read so far
+  std::string count_error;
+
+  auto read = [&](Work& x) {
+    x.ba.clear(); x.bb.clear(); x.bc.clear(); x.bd.clear();
+    const size_t n = ra.read(chunk, x.ba);
+    const size_t nb = rb.read(n ? n : 1, x.bb), nc = rc.read(n ? n : 1, x.bc);
+    const size_t nd = have_d ? rd->read(n ? n : 1, x.bd) : n;
+    const size_t m = std::min({n, nb, nc, nd});
     if (nb != n || nc != n || nd != n) {
+      // reported after the common samples are checked, so that an earlier bad line wins
       const std::string& shorter = nb < n ? pb : nc < n ? pc : nd < n ? pd : pa;
-      throw InputError("sample counts differ: " + shorter + " ends before the other files (at sample " +
-                       std::to_string(res.n + std::min({n, nb, nc, nd}) + 1) + ")");
+      count_error = "sample counts differ: " + shorter + " ends before the other files (at sample " +
+                    std::to_string(consumed + m + 1) + ")";
     }
-    if (n == 0) break;
-    if (K == 0) K = count_tokens(ba.data.data() + ba.start[0], ba.len[0]);
-    A.resize(n * K);
-    B.resize(n * K);
-    std::vector<std::exception_ptr> err(threads);
-    auto work = [&](unsigned t, size_t i0, size_t i1) {
-      try {
-        for (size_t i = i0; i < i1; ++i) {
-          parse_ab_line(ba.data.data() + ba.start[i], ba.len[i], K, w / 4, &A[i * K], pa, ba.lineno[i]);
-          parse_ab_line(bb.data.data() + bb.start[i], bb.len[i], K, w / 4, &B[i * K], pb, bb.lineno[i]);
-          for (int k = 0; k < K; ++k) {
-            uint64_t* x = &A[i * K + k];
-            uint64_t* y = &B[i * K + k];
-            if (!ingest_exact(dp.a_fmt, dp.ingest, *x, w, x))
-              ingest_value(dp.a_fmt, dp.ingest, *x, w, pa + ":" + std::to_string(ba.lineno[i]) + ": value " + std::to_string(k + 1));
-            if (!ingest_exact(dp.b_fmt, dp.ingest, *y, w, y))
-              ingest_value(dp.b_fmt, dp.ingest, *y, w, pb + ":" + std::to_string(bb.lineno[i]) + ": value " + std::to_string(k + 1));
-          }
-          const uint64_t c = parse_cd_line(bc.data.data() + bc.start[i], bc.len[i], w, pc, bc.lineno[i]);
-          C[i] = zero_c ? zero_bits(dp.out_fmt, false) : (w == 64 ? c : c_from_binary32(dp, c));
-          if (have_d) D[i] = parse_cd_line(bd.data.data() + bd.start[i], bd.len[i], dw, pd, bd.lineno[i]);
-          G[i] = widen_result(dp, dot(dp, &A[i * K], &B[i * K], K, C[i]));
+    if (m && K == 0) K = count_tokens(x.ba.data.data() + x.ba.start[0], x.ba.len[0]);
+    x.n = m;
+    consumed += m;
+  };
+  auto compute_part = [&](Work& x, unsigned t, size_t i0, size_t i1) {
+    try {
+      for (size_t i = i0; i < i1; ++i) {
+        uint64_t* A = &x.A[i * K];
+        uint64_t* B = &x.B[i * K];
+        parse_ab_line(x.ba.data.data() + x.ba.start[i], x.ba.len[i], K, w / 4, A, pa, x.ba.lineno[i]);
+        parse_ab_line(x.bb.data.data() + x.bb.start[i], x.bb.len[i], K, w / 4, B, pb, x.bb.lineno[i]);
+        for (int k = 0; k < K; ++k) {
+          if (!ingest_exact(dp.a_fmt, dp.ingest, A[k], w, &A[k]))
+            A[k] = ingest_value(dp.a_fmt, dp.ingest, A[k], w,
+                                pa + ":" + std::to_string(x.ba.lineno[i]) + ": value " + std::to_string(k + 1));
+          if (!ingest_exact(dp.b_fmt, dp.ingest, B[k], w, &B[k]))
+            B[k] = ingest_value(dp.b_fmt, dp.ingest, B[k], w,
+                                pb + ":" + std::to_string(x.bb.lineno[i]) + ": value " + std::to_string(k + 1));
         }
-      } catch (...) {
-        err[t] = std::current_exception();
+        const uint64_t c = parse_cd_line(x.bc.data.data() + x.bc.start[i], x.bc.len[i], w, pc, x.bc.lineno[i]);
+        x.C[i] = zero_c ? zero_bits(dp.out_fmt, false) : (w == 64 ? c : c_from_binary32(dp, c));
+        if (have_d) x.D[i] = parse_cd_line(x.bd.data.data() + x.bd.start[i], x.bd.len[i], dw, pd, x.bd.lineno[i]);
+        x.G[i] = widen_result(dp, dot(dp, A, B, K, x.C[i]));
       }
-    };
+    } catch (...) {
+      x.err[t] = std::current_exception();
+    }
+  };
+  auto compute = [&](Work& x) {
+    x.A.resize(x.n * K);
+    x.B.resize(x.n * K);
+    x.C.resize(x.n);
+    x.D.resize(x.n);
+    x.G.resize(x.n);
+    x.err.assign(threads, nullptr);
     std::vector<std::thread> pool;
-    const size_t sub = (n + threads - 1) / threads;
+    const size_t sub = (x.n + threads - 1) / threads;
     for (unsigned t = 0; t < threads; ++t) {
-      const size_t i0 = t * sub, i1 = std::min(n, i0 + sub);
-      if (i0 < i1) pool.emplace_back(work, t, i0, i1);
+      const size_t i0 = std::min(x.n, t * sub), i1 = std::min(x.n, i0 + sub);
+      if (i0 < i1) pool.emplace_back(compute_part, std::ref(x), t, i0, i1);
     }
     for (auto& th : pool) th.join();
-    for (auto& e : err)
+  };
+  auto finish = [&](Work& x) {
+    for (auto& e : x.err)
       if (e) std::rethrow_exception(e);  // the first thread's error is the earliest line
     if (fo) {
-      std::string text;
-      text.reserve(n * (dw / 4 + 1));
-      char buf[24];
-      for (size_t i = 0; i < n; ++i) {
-        std::snprintf(buf, sizeof buf, "%0*llx\n", dw / 4, static_cast<unsigned long long>(G[i]));
-        text += buf;
+      std::string text(x.n * (dw / 4 + 1), '\n');
+      static const char* hx = "0123456789abcdef";
+      for (size_t i = 0; i < x.n; ++i) {
+        uint64_t v = x.G[i];
+        char* q = &text[i * (dw / 4 + 1)];
+        for (int j = dw / 4 - 1; j >= 0; --j) q[j] = hx[v & 15], v >>= 4;
       }
       if (std::fwrite(text.data(), 1, text.size(), fo) != text.size())
         throw InputError(out + ": write failed");
     }
-    for (size_t i = 0; i < n && have_d; ++i) {
-      if (G[i] == D[i]) continue;
+    for (size_t i = 0; i < x.n && have_d; ++i) {
+      if (x.G[i] == x.D[i]) continue;
       ++res.mismatches;
       if (res.first.size() < keep) {
         StreamMismatch m;
         m.index = res.n + i;
-        m.line = ba.lineno[i];
-        m.got = G[i];
-        m.want = D[i];
-        m.a.assign(A.begin() + i * K, A.begin() + (i + 1) * K);
-        m.b.assign(B.begin() + i * K, B.begin() + (i + 1) * K);
-        m.c = C[i];
+        m.line = x.ba.lineno[i];
+        m.got = x.G[i];
+        m.want = x.D[i];
+        m.a.assign(x.A.begin() + i * K, x.A.begin() + (i + 1) * K);
+        m.b.assign(x.B.begin() + i * K, x.B.begin() + (i + 1) * K);
+        m.c = x.C[i];
         res.first.push_back(m);
       }
     }
-    res.n += n;
+    res.n += x.n;
     if (tty) {
       const int pct = static_cast<int>(100 * ra.fraction());
       std::fprintf(stderr, "\r[%-50s] %3d%%  %llu samples, %llu mismatches",
@@ -413,7 +434,28 @@ StreamResult stream_files(const Datapath& dp, const std::string& pa, const std::
                    static_cast<unsigned long long>(res.n),
                    static_cast<unsigned long long>(res.mismatches));
     }
-    if (n < chunk) break;
+  };
+  std::thread pending;
+  int cur = 0;
+  try {
+    for (;;) {
+      read(wk[cur]);
+      if (pending.joinable()) {
+        pending.join();
+        finish(wk[cur ^ 1]);
+      }
+      if (wk[cur].n == 0) break;
+      pending = std::thread(compute, std::ref(wk[cur]));
+      cur ^= 1;
+      if (!count_error.empty()) {
+        pending.join();
+        finish(wk[cur ^ 1]);
+        throw InputError(count_error);
+      }
+    }
+  } catch (...) {
+    if (pending.joinable()) pending.join();
+    throw;
   }
   if (tty) std::fprintf(stderr, "\r%100s\r", "");
   if (res.n == 0) throw InputError(pa + ": no samples (empty file)");
