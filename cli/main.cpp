@@ -175,16 +175,18 @@ int cmd_dot(int argc, char** argv) {
     throw UsageError("dot: --a has " + std::to_string(as.size()) + " values but --b has " +
                      std::to_string(bs.size()));
   std::vector<uint64_t> av, bv;
-  auto operand = [](const Format& f, const std::string& t, const std::string& what) {
+  auto operand = [&](const Format& f, const std::string& t, const std::string& what) {
     bool inexact = false;
     uint64_t v;
     try {
-      v = parse_operand(f, t, &inexact);
+      const bool ab = what[0] == 'a' || what[0] == 'b';
+      v = ab ? parse_input_operand(f, dp.ingest, t, &inexact) : parse_operand(f, t, &inexact);
     } catch (const std::exception& e) {
       throw InputError(what + ": " + e.what());
     }
     if (inexact)
-      std::fprintf(stderr, "note: %s = %s rounded to nearest %s: 0x%s\n", what.c_str(), t.c_str(),
+      std::fprintf(stderr, "note: %s = %s rounded (%s) to %s: 0x%s\n", what.c_str(), t.c_str(),
+                   (what[0] == 'a' || what[0] == 'b') && dp.ingest != Rounding::RNE ? to_string(dp.ingest) : "rne",
                    f.name.c_str(), to_hex_bits(f, v).c_str());
     return v;
   };

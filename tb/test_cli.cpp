@@ -52,6 +52,12 @@ TEST(Cli, DotPaperVector) {
   // c = 2^-23+2^-25 gives 2 + 2^-21 + 2^-22 (section 4.2.1 test 4)
   r = run("dot --arch mi250 --type fp16 --a 1,1.5*2^-12,1,1.5*2^-12 --b 1,2^-11,1,2^-11 --c 2^-23+2^-25");
   EXPECT_NE(r.out.find("d = 0x40000003"), std::string::npos) << r.out;
+  // section 4.3.3: xf32 inputs are truncated to 10 fraction bits: 1+2^-10+2^-11 -> 1+2^-10
+  r = run("dot --arch mi300x --type xf32 --a 1+2^-10+2^-11 --b -1");
+  EXPECT_NE(r.out.find("d = 0xbf802000"), std::string::npos) << r.out;
+  // no binary16 accumulation for bf16 inputs in PTX
+  r = run("dot --arch h100 --type bf16 --out fp16 --a 1 --b 1");
+  EXPECT_EQ(r.status, 2);
   r = run("dot --arch mi300x --type fp16 --a 0x3c00 --b 0x3c00 --trace");
   EXPECT_NE(r.out.find("aligner.e_max"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("cadd.s_acc"), std::string::npos) << r.out;

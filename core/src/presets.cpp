@@ -318,10 +318,12 @@ Datapath find_preset(const std::string& arch, const std::string& type_in, const 
   if (out.empty() || out == d.out_fmt.name || (out == "fp32" && d.out_fmt == kBinary32) ||
       (out == "fp64" && d.out_fmt == kBinary64))
     return d;
-  if (want16 && is_nvidia(d) && d.a_fmt.width() <= 16) return fp16_output(d);
+  // PTX has binary16 accumulators for fp16 and fp8 inputs only (not bf16, not tf32).
+  const bool has16 = is_nvidia(d) && (d.a_fmt == kBinary16 || d.a_fmt.width() == 8);
+  if (want16 && has16) return fp16_output(d);
   throw std::invalid_argument("preset " + d.name() + " has no output type '" + out +
                               "' (it has: " + (d.out_fmt == kBinary64 ? "fp64" : "fp32") +
-                              (is_nvidia(d) && d.a_fmt.width() <= 16 ? ", fp16" : "") + ")");
+                              (has16 ? ", fp16" : "") + ")");
 }
 
 }  // namespace mc

@@ -37,7 +37,8 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return r;
 }
 
-/// Splits p (exact) into a (fa) * b (fb) with b = +/-2^e; both normal when possible.
+/// Splits p (exact) into a (fa) * b (fb) with b = 2^e, both normal when possible; failing that,
+/// into two normal factors d*2^x and (m/d)*2^y of its odd part m.
 bool split_product(const Format& fa, const Format& fb, const ExactValue& p, uint64_t& a,
                    uint64_t& b) {
   if (p.nan || p.inf || p.max) return false;
@@ -66,13 +67,34 @@ bool split_product(const Format& fa, const Format& fb, const ExactValue& p, uint
       return true;
     }
   }
+  // a = d*2^x and b = (m/d)*2^y for an odd divisor d of the odd part m of p (both normal).
+  if (p.d10 != 0 || p.num.bits() > 40) return false;
+  uint64_t m = 0;
+  for (int i = p.num.bits() - 1; i >= 0; --i) m = (m << 1) | (p.num.bit(i) ? 1 : 0);
+  int e = p.e2;
+  while (m && !(m & 1)) { m >>= 1; ++e; }
+  for (uint64_t d = 3; d * d <= m; d += 2) {
+    if (m % d) continue;
+    const int pa = fa.mbits + 1, pb = fb.mbits + 1;
+    if (d >> pa || (m / d) >> pb) continue;
+    for (int x = fa.emin() - 64; x <= fa.emax() + 64; ++x) {
+      ExactValue av, bv;
+      av.num = BigUint::from(d);
+      av.e2 = x;
+      av.neg = p.neg;
+      bv.num = BigUint::from(m / d);
+      bv.e2 = e - x;
+      bool i1 = false, i2 = false;
+      const uint64_t ab = exact_to_format(fa, av, Rounding::RNE, &i1);
+      const uint64_t bb = exact_to_format(fb, bv, Rounding::RNE, &i2);
+      if (i1 || i2 || decode(fa, ab).cls != Class::Normal || decode(fb, bb).cls != Class::Normal) continue;
+      a = ab;
+      b = bb;
+      return true;
+    }
+  }
   return false;
 }
-
-/// An a/b operand: hex patterns are taken in the format itself; values are written exactly
-/// and enter the format the way file values do (exact, or truncated for tf32/xf32).
-uint64_t operand_in(const Datapath& dp, const Format& f, const std::string& text,
-                    const std::string& where);
 
 uint64_t value_in(const Format& f, const std::string& text, const std::string& where) {
   bool inexact = false;
@@ -86,11 +108,15 @@ uint64_t value_in(const Format& f, const std::string& text, const std::string& w
   return v;
 }
 
+/// An a/b operand: exact, or with the format's ingest rule (tf32/xf32 truncation).
 uint64_t operand_in(const Datapath& dp, const Format& f, const std::string& text,
                     const std::string& where) {
-  if (text.rfind("0x", 0) == 0 || dp.ingest == Rounding::RNE) return value_in(f, text, where);
-  const Format& stored = f.width() > 32 ? kBinary64 : kBinary32;
-  return ingest_value(f, dp.ingest, value_in(stored, text, where), stored.width(), where);
+  if (dp.ingest == Rounding::RNE) return value_in(f, text, where);
+  try {
+    return parse_input_operand(f, dp.ingest, text);
+  } catch (const std::exception& e) {
+    throw InputError(where + ": " + e.what());
+  }
 }
 
 }  // namespace
@@ -203,8 +229,7 @@ void build_operands(const TableCase& tc, const Datapath& dp, std::vector<uint64_
     }
     if (!split_product(dp.a_fmt, dp.b_fmt, pv, a[x.first - 1], b[x.first - 1]))
       fail(tc.file, tc.line, "p" + std::to_string(x.first),
-           "'" + x.second + "' is not a product of a " + dp.a_fmt.name + " and a power of two in " +
-               dp.b_fmt.name);
+           "'" + x.second + "' is not a product of a " + dp.a_fmt.name + " and a " + dp.b_fmt.name + " value");
   }
   const Format& cf = dp.out_fmt == kBinary64 ? kBinary64 : kBinary32;
   c = value_in(cf, tc.c, where + ": c");

@@ -196,4 +196,17 @@ uint64_t parse_operand(const Format& f, const std::string& text, bool* inexact) 
   return exact_to_format(f, ev, Rounding::RNE, inexact);
 }
 
+uint64_t parse_input_operand(const Format& f, Rounding ingest, const std::string& text,
+                             bool* inexact) {
+  if (ingest == Rounding::RNE || (text.size() > 1 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')))
+    return parse_operand(f, text, inexact);
+  const Format& stored = f.width() > 32 ? kBinary64 : kBinary32;
+  bool in1 = false;
+  const uint64_t v = parse_operand(stored, text, &in1);
+  bool in2 = false;
+  const uint64_t r = convert(stored, v, f, ingest, &in2);
+  if (inexact) *inexact = in1 || in2;
+  return r;
+}
+
 }  // namespace mc

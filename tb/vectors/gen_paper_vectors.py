@@ -214,7 +214,27 @@ def split_product(v, typ):
             key = (ilog2(a) < FMT[fa][1]) + (eb < FMT[fb][1]), abs(ilog2(a) - eb)
             if best is None or key < best[0]:
                 best = (key, (a, b))
-    return best[1] if best else None
+    if best:
+        return best[1]
+    # No split with a power of two: try a = d*2^x, b = (m/d)*2^y for the odd divisors d of the
+    # odd part m of v (e.g. S(25,36) = 4095*2^-36 = (63*2^-18)*(65*2^-18)); the harness
+    # (core/src/table.cpp) searches the same way.
+    num, den = abs(v.numerator), v.denominator
+    m = num
+    while m % 2 == 0:
+        m //= 2
+    if m > 1 << 40:
+        return None
+    sign = -1 if v < 0 else 1
+    for d in range(3, int(m ** 0.5) + 1, 2):
+        if m % d:
+            continue
+        for x in range(-160, 160):
+            a = F(d) * F(2) ** x
+            b = v / a * sign
+            if representable(a, fa) and representable(b, fb) and ilog2(a) >= FMT[fa][1] and ilog2(b) >= FMT[fb][1]:
+                return (a * sign, b)
+    return None
 
 
 # --------------------------------------------------------------------------------------------
@@ -595,7 +615,7 @@ def gen_cdna2():
 
     t.comment("§4.2.1 subnormal c flushed, NEGATIVE c=-2^e, e=-127..-149: the paper only says "
               "\"output is zero\" for c\nless than 2^-126; whether the zero is +0 or -0 is not "
-              "stated. d=0 written (compare magnitude only).", amb=True)
+              "stated. d=0 written: the harness compares bits, so this pins the +0 of the model (IEEE sum of zeros, docs/decisions.md).", amb=True)
     t.ctx("cdna2", "fp16", amb=True)
     for e in range(-127, -150, -1):
         t.vec({"c": "-" + p2(e)}, "0", amb=True, note="e=%d, sign of zero unknown" % e)

@@ -49,6 +49,12 @@ uint64_t ingest_value(const Format& f, Rounding ingest, uint64_t stored, int wid
 /// value enters the format without error (the caller falls back to ingest_value otherwise).
 bool ingest_exact(const Format& f, Rounding ingest, uint64_t stored, int width, uint64_t* out);
 
+/// An a/b operand written as text: a hex pattern "0x..." is taken in the format itself; a value
+/// enters the way file values do (exact for RNE-ingest formats, else the binary32/64 value with
+/// the format's ingest rule, e.g. tf32/xf32 truncation). inexact: the value was rounded.
+uint64_t parse_input_operand(const Format& f, Rounding ingest, const std::string& text,
+                             bool* inexact = nullptr);
+
 /// Parses one operand given on a command line: a hex bit pattern "0x3c00" in the format
 /// itself, or an exact expression / decimal ("1.5", "2^-24+2^-25", "-inf", "nan"), rounded
 /// to nearest even when inexact (decimals are rounded exactly, not through binary64).

@@ -1,0 +1,66 @@
+// matcore: explaining an observed d. Given a sample and the d a device (or a mismatch list of
+// `matcore validate`) gave, print the preset's value at every stage (the core Trace) and every
+// single-parameter variation of the preset that reproduces the observed d.
+//
+//   matcore explain --arch mi300x --type fp16 --a ... --b ... --c ... --d 0x3f800001
+//   matcore validate ... > mism.txt ; matcore explain --arch mi300x --type fp16 --mismatches mism.txt
+#pragma once
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "matcore/datapath.hpp"
+#include "matcore/stages.hpp"
+
+namespace mc {
+
+/// One sample with its observed d.
+struct ExplainSample {
+  uint64_t index = 0;            ///< sample number (from the mismatch list or the file)
+  std::vector<uint64_t> a, b;    ///< a_fmt / b_fmt bit patterns
+  uint64_t c = 0;                ///< out_fmt bit pattern (as mc::dot takes it)
+  uint64_t observed = 0;         ///< stored width: binary32 (binary16 results widened) or binary64
+};
+
+/// A preset with one parameter changed.
+struct Variation {
+  std::string param;             ///< Datapath field, e.g. "frac_bits"
+  std::string from, to;          ///< rendered values, e.g. "24", "23"
+  Datapath dp;
+  std::string label() const { return param + " " + from + " -> " + to; }
+};
+
+/// Every single-parameter variation of dp: frac_bits/partial_frac/c_frac/sum_frac/acc_frac
+/// +-span, each stage's rounding mode (out_round, prod_align, c_final_round), n_fma (powers of
+/// two), adder kind, late_c, c_zero_exp, sub_in, sub_out, emin_lim, interleave,
+/// prod_overflow_exp, prod_round_out, out_prec, overflow_to_inf, late_norm_rd, c_drop_gap,
+/// pair_interleave, c_final_add, nan_keep_sign. Variations that fail validate_datapath are
+/// left out.
+std::vector<Variation> single_variations(const Datapath& dp, int span = 1);
+
+/// d of dp for the sample, widened to the stored width.
+uint64_t stored_result(const Datapath& dp, const ExplainSample& s, Trace* trace = nullptr);
+
+struct Explanation {
+  uint64_t model = 0;            ///< the preset's d (stored width)
+  Trace trace;                   ///< the preset's stages
+  std::vector<size_t> matching;  ///< indices into the variations that reproduce `observed`
+};
+Explanation explain_sample(const Datapath& dp, const std::vector<Variation>& vars,
+                           const ExplainSample& s);
+
+/// Reads the mismatch list `matcore validate` prints ("mismatch sample N ... hardware 0x..",
+/// then "a:", "b:", "c:" lines). Throws std::invalid_argument on malformed input.
+std::vector<ExplainSample> parse_mismatch_list(const Datapath& dp, std::istream& in);
+
+/// Samples `idx` (0-based) of DIR/a.txt, b.txt, c.txt and, with need_d, DIR/d.txt (the
+/// observed d); without d.txt `observed` is 0.
+std::vector<ExplainSample> load_dir_samples(const Datapath& dp, const std::string& dir,
+                                            const std::vector<uint64_t>& idx, bool need_d);
+
+/// `matcore explain ...` (argv[1] == "explain"): 0 when some variation reproduces every sample,
+/// 1 when none does, 2 on bad input. Prints to stdout.
+int explain_main(int argc, char** argv);
+
+}  // namespace mc
