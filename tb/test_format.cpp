@@ -183,3 +183,12 @@ TEST(Format, Tf32IngestTruncates) {
   (void)u2f;
   (void)d2u;
 }
+
+TEST(Format, WideningKeepsNaNPayload) {
+  EXPECT_EQ(widen_exact(kBinary16, 0x7FFF, kBinary32), 0x7FFFE000u);  // NVIDIA fp16 canonical NaN
+  EXPECT_EQ(widen_exact(kBinary16, 0xFE00, kBinary32), 0xFFC00000u);
+  EXPECT_EQ(widen_exact(kBinary16, 0x3C00, kBinary32), 0x3F800000u);
+  EXPECT_EQ(widen_exact(kBinary16, 0x0001, kBinary32), 0x33800000u);  // 2^-24
+  EXPECT_EQ(widen_exact(kBinary32, 0x7F800001, kBinary64), 0x7FF0000020000000ull);
+}
+

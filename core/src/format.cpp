@@ -243,6 +243,15 @@ uint64_t convert(const Format& from, uint64_t bits, const Format& to, Rounding m
   return r;
 }
 
+uint64_t widen_exact(const Format& from, uint64_t bits, const Format& to) {
+  const Unpacked u = decode(from, bits);
+  if (u.cls == Class::NaN && from.enc == Encoding::IEEE && to.enc == Encoding::IEEE) {
+    const uint64_t payload = bits & ((uint64_t{1} << from.mbits) - 1);
+    return to.inf_bits(u.sign) | (payload << (to.mbits - from.mbits));
+  }
+  return convert(from, bits, to, Rounding::RNE);
+}
+
 std::string to_hex_bits(const Format& f, uint64_t bits) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%0*llx", f.hex_digits(), static_cast<unsigned long long>(bits));

@@ -108,6 +108,10 @@ uint64_t zero_bits(const Format& f, bool neg);
 uint64_t convert(const Format& from, uint64_t bits, const Format& to, Rounding mode = Rounding::RNE,
                  bool* inexact = nullptr);
 
+/// Exact widening between IEEE-encoded formats (to has at least from's exponent and fraction
+/// bits): every value, and a NaN with its sign and payload (left-aligned), as hardware does.
+uint64_t widen_exact(const Format& from, uint64_t bits, const Format& to);
+
 /// Hex rendering of a bit pattern with the format's digit count, e.g. "3c00".
 std::string to_hex_bits(const Format& f, uint64_t bits);
 /// Exact decimal-free rendering "1.5*2^-3" style plus a short decimal approximation.

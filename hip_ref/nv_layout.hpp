@@ -1,0 +1,225 @@
+// matcore hardware collectors: where NVIDIA tensor-core instructions keep each matrix element,
+// as plain host C++ (unit-tested in hip_ref/test_layouts.cpp, used by hip_ref/nv_collect.cu).
+//
+// Every function maps a matrix element to a position in the per-instruction "image" that the
+// kernel copies verbatim: for register fragments, image index = thread * per_thread + e, where
+// e is the element's index in the thread's fragment ("Elements (low to high)" in the PTX ISA,
+// packed from the low bits of the first register up); for shared-memory operands, image index
+// = byte offset / element size in the canonical layout.
+//
+// Sources: PTX ISA 9.x, section 9.7.14.5 "Matrix fragments for mma.m*n*k*" (the row/col
+// formulas quoted at each function, groupID = %laneid >> 2, threadID_in_group = %laneid % 4),
+// section 9.7.15.5.1 (wgmma register fragments and shared-memory matrix layout, matrix
+// descriptor) and section 9.7.16 (tcgen05 shared-memory descriptor, Tensor Memory, data-path
+// layout for M = 128 with cta_group::1).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+// Host and device (the descriptors are built in the kernels).
+#if defined(__CUDACC__)
+#define MCC_HD __host__ __device__
+#else
+#define MCC_HD
+#endif
+
+namespace mcc {
+namespace nv {
+
+/// Fragment layout families of the warp-level mma.sync shapes.
+enum class Frag {
+  M8N8K4,       ///< mma.m8n8k4 .f16 (4 independent 8x8x4 products per warp, one per quad pair)
+  M16N8K8_16,   ///< mma.m16n8k8 .f16/.bf16
+  M16N8K16_16,  ///< mma.m16n8k16 .f16/.bf16
+  M16N8K4_TF32, ///< mma.m16n8k4 .tf32
+  M16N8K8_TF32, ///< mma.m16n8k8 .tf32
+  M16N8K32_8,   ///< mma.m16n8k32 .e4m3/.e5m2 (same as .s8/.u8)
+};
+
+/// mma.sync A[i][k] (block b = quad pair for m8n8k4, else 0) -> lane, element index.
+inline void mma_a_pos(Frag f, int b, int i, int k, int* lane, int* e) {
+  const int g = i % 8;  // groupID for the m16n8 shapes
+  *lane = *e = 0;
+  switch (f) {
+    case Frag::M8N8K4:
+      // .row A: row = %laneid % 4 (lanes < 16) or %laneid % 4 + 4; col = i for ai, i = 0..3.
+      // Quad pair b owns lanes 4b..4b+3 (low group) and 16+4b..16+4b+3 (high group).
+      *lane = (i < 4 ? 0 : 16) + 4 * b + i % 4;
+      *e = k;
+      return;
+    case Frag::M16N8K8_16:
+      // row = groupID (a0,a1) / groupID+8 (a2,a3); col = threadID_in_group*2 + (i & 1).
+      *lane = 4 * g + k / 2;
+      *e = 2 * (i / 8) + k % 2;
+      return;
+    case Frag::M16N8K16_16:
+      // row = groupID for a0,a1,a4,a5, else groupID+8;
+      // col = threadID_in_group*2 + (i & 1) (+8 for i >= 4).
+      *lane = 4 * g + (k % 8) / 2;
+      *e = 4 * (k / 8) + 2 * (i / 8) + k % 2;
+      return;
+    case Frag::M16N8K4_TF32:
+      // row = groupID (a0) / groupID+8 (a1); col = threadID_in_group.
+      *lane = 4 * g + k;
+      *e = i / 8;
+      return;
+    case Frag::M16N8K8_TF32:
+      // row = groupID (a0,a2) / groupID+8 (a1,a3); col = threadID_in_group (a0,a1) / +4 (a2,a3).
+      *lane = 4 * g + k % 4;
+      *e = 2 * (k / 4) + i / 8;
+      return;
+    case Frag::M16N8K32_8:
+      // row = groupID for 0<=i<4 || 8<=i<12, else groupID+8;
+      // col = threadID_in_group*4 + (i & 3) (+16 for i >= 8).
+      *lane = 4 * g + (k % 16) / 4;
+      *e = 8 * (k / 16) + 4 * (i / 8) + k % 4;
+      return;
+  }
+}
+
+/// mma.sync B[k][j] -> lane, element index.
+inline void mma_b_pos(Frag f, int b, int k, int j, int* lane, int* e) {
+  *lane = *e = 0;
+  switch (f) {
+    case Frag::M8N8K4:
+      // .col B: row = i for bi; col = %laneid % 4 (lanes < 16) or %laneid % 4 + 4.
+      *lane = (j < 4 ? 0 : 16) + 4 * b + j % 4;
+      *e = k;
+      return;
+    case Frag::M16N8K8_16:
+      // row = threadID_in_group*2 + i (b0,b1); col = groupID.
+      *lane = 4 * j + k / 2;
+      *e = k % 2;
+      return;
+    case Frag::M16N8K16_16:
+      // row = threadID_in_group*2 + (i & 1) (+8 for i >= 2); col = groupID.
+      *lane = 4 * j + (k % 8) / 2;
+      *e = 2 * (k / 8) + k % 2;
+      return;
+    case Frag::M16N8K4_TF32:
+      // row = threadID_in_group; col = groupID.
+      *lane = 4 * j + k;
+      *e = 0;
+      return;
+    case Frag::M16N8K8_TF32:
+      // row = threadID_in_group (b0) / +4 (b1); col = groupID.
+      *lane = 4 * j + k % 4;
+      *e = k / 4;
+      return;
+    case Frag::M16N8K32_8:
+      // row = threadID_in_group*4 + (i & 3) (+16 for i >= 4); col = groupID.
+      *lane = 4 * j + (k % 16) / 4;
+      *e = 4 * (k / 16) + k % 4;
+      return;
+  }
+}
+
+/// mma.sync C/D[i][j] -> lane, element index (f32: register e; f16: half e of the .f16x2 list).
+inline void mma_cd_pos(Frag f, bool f16, int b, int i, int j, int* lane, int* e) {
+  if (f == Frag::M8N8K4) {
+    const int base = (i < 4 ? 0 : 16) + 4 * b;
+    const int r = i % 4;
+    if (f16) {
+      // .f16: row = %laneid % 4 (+4 high group); col = i for ci, i = 0..7.
+      *lane = base + r;
+      *e = j;
+    } else {
+      // .f32: row = X (+4 high group), X = (%laneid & 0b1) + (i & 0b10);
+      //       col = (i & 0b100) + (%laneid & 0b10) + (i & 0b1).
+      *lane = base + ((r & 1) | (j & 2));
+      *e = (r & 2) | (j & 4) | (j & 1);
+    }
+    return;
+  }
+  // All m16n8 shapes: row = groupID (c0,c1) / groupID+8 (c2,c3);
+  // col = threadID_in_group*2 + (i & 1).
+  *lane = 4 * (i % 8) + j / 2;
+  *e = 2 * (i / 8) + j % 2;
+}
+
+/// Registers (32-bit) per thread: A, B and C/D of an mma.sync fragment family.
+MCC_HD constexpr int mma_a_regs(Frag f) {
+  switch (f) {
+    case Frag::M8N8K4: return 2;
+    case Frag::M16N8K8_16: return 2;
+    case Frag::M16N8K16_16: return 4;
+    case Frag::M16N8K4_TF32: return 2;
+    case Frag::M16N8K8_TF32: return 4;
+    case Frag::M16N8K32_8: return 4;
+  }
+  return 0;
+}
+MCC_HD constexpr int mma_b_regs(Frag f) {
+  switch (f) {
+    case Frag::M8N8K4: return 2;
+    case Frag::M16N8K8_16: return 1;
+    case Frag::M16N8K16_16: return 2;
+    case Frag::M16N8K4_TF32: return 1;
+    case Frag::M16N8K8_TF32: return 2;
+    case Frag::M16N8K32_8: return 2;
+  }
+  return 0;
+}
+/// C/D elements per thread (f32: registers; f16: halves, two per .f16x2 register).
+MCC_HD constexpr int mma_cd_elems(Frag f) { return f == Frag::M8N8K4 ? 8 : 4; }
+
+/// wgmma.m64nNk* (any N) accumulator D[i][j] -> thread of the warpgroup (0..127), element
+/// index d_e of its fragment (f32: register e; f16: half e, two per .f16x2 register).
+/// PTX ISA Figures "WGMMA .m64nNk16/k8/k32 register fragment layout for accumulator matrix D":
+/// warp w of the warpgroup holds rows 16w..16w+15 as an m16n8 accumulator per 8 columns,
+///   row = 16*w + groupID + 8*((e/2) % 2),  col = 8*(e/4) + threadID_in_group*2 + (e & 1).
+inline void wgmma_d_pos(int i, int j, int* thread, int* e) {
+  const int w = i / 16, r = i % 16;
+  *thread = 32 * w + 4 * (r % 8) + (j % 8) / 2;
+  *e = 4 * (j / 8) + 2 * (r / 8) + j % 2;
+}
+
+/// Canonical K-major shared-memory layout without swizzling (wgmma and tcgen05 matrix
+/// descriptors, swizzle mode 0): the operand (A: M x K, or B stored as N x K, "column-major")
+/// is cut into core matrices of 8 rows x 16 bytes, each stored as 8 contiguous 16-byte rows.
+/// Core matrices adjacent in K are LBO bytes apart ("leading dimension byte offset: the
+/// distance between two adjacent core matrices in the K dimension"), those adjacent in M/N are
+/// SBO bytes apart ("stride dimension byte offset: ... in the M or N dimension"). We use
+/// LBO = 128 (the K core matrices of one 8-row group are adjacent) and SBO = 128 * (K bytes / 16).
+struct SmemKMajor {
+  int rows = 0;        ///< M (A) or N (B)
+  int k = 0;           ///< K elements per row
+  int elem_bytes = 2;  ///< 1 (fp8), 2 (f16/bf16), 4 (tf32)
+  MCC_HD int k_cores() const { return k * elem_bytes / 16; }
+  MCC_HD uint32_t lbo() const { return 128; }
+  MCC_HD uint32_t sbo() const { return 128u * static_cast<uint32_t>(k_cores()); }
+  MCC_HD size_t bytes() const { return static_cast<size_t>(rows) * k * elem_bytes; }
+  /// Byte offset of element (row r, k index kk).
+  MCC_HD size_t offset(int r, int kk) const {
+    const int kb = kk * elem_bytes;
+    return static_cast<size_t>(r / 8) * sbo() + static_cast<size_t>(kb / 16) * lbo() +
+           static_cast<size_t>(r % 8) * 16 + static_cast<size_t>(kb % 16);
+  }
+};
+
+/// 64-bit wgmma matrix descriptor (PTX ISA "Matrix Descriptor Format"): bits 0-13 start
+/// address, 16-29 LBO, 32-45 SBO (each encoded as (x & 0x3FFFF) >> 4), 49-51 base offset (0),
+/// 62-63 swizzle mode (0 = none).
+MCC_HD inline uint64_t desc_encode(uint64_t x) { return (x & 0x3FFFF) >> 4; }
+MCC_HD inline uint64_t wgmma_desc(uint32_t smem_addr, uint32_t lbo, uint32_t sbo) {
+  return desc_encode(smem_addr) | (desc_encode(lbo) << 16) | (desc_encode(sbo) << 32);
+}
+
+/// 64-bit tcgen05 shared-memory descriptor (PTX ISA 9.7.16.4.1): as wgmma's, plus the fixed
+/// constant 0b001 in bits 46-48; bit 52 = 0 (LBO relative), bits 61-63 swizzle = 0 (none).
+MCC_HD inline uint64_t tcgen05_desc(uint32_t smem_addr, uint32_t lbo, uint32_t sbo) {
+  return wgmma_desc(smem_addr, lbo, sbo) | (uint64_t{1} << 46);
+}
+
+/// tcgen05 instruction descriptor for .kind::tf32 / ::f16 / ::f8f6f4 (PTX ISA Table
+/// "Instruction descriptor format"): dense, D type in bits 4-5 (F16 = 0, F32 = 1), A type in
+/// 7-9, B type in 10-12, no negation, no transpose (K-major), N >> 3 in 17-22, M >> 4 in 24-28.
+/// Type codes: kind::f16 F16 = 0, BF16 = 1; kind::tf32 TF32 = 2; kind::f8f6f4 E4M3 = 0, E5M2 = 1.
+MCC_HD constexpr uint32_t tcgen05_idesc(int m, int n, int d_f32, int a_code, int b_code) {
+  return (static_cast<uint32_t>(d_f32) << 4) | (static_cast<uint32_t>(a_code) << 7) |
+         (static_cast<uint32_t>(b_code) << 10) | (static_cast<uint32_t>(n >> 3) << 17) |
+         (static_cast<uint32_t>(m >> 4) << 24);
+}
+
+}  // namespace nv
+}  // namespace mcc
