@@ -68,7 +68,7 @@ std::vector<Variation> single_variations(const Datapath& dp, int span) {
   };
   auto toggle = [&](const char* name, bool Datapath::*f) {
     Datapath v = dp;
-    v.*f = !v.*f;
+    v.*f = !(v.*f);
     add(name, yn(dp.*f), yn(v.*f), v);
   };
   const Rounding modes[] = {Rounding::RNE, Rounding::RTZ, Rounding::RD, Rounding::RU, Rounding::RNA};
@@ -346,8 +346,8 @@ int run_explain(int argc, char** argv) {
     const auto as = split_commas(o.need("a")), bs = split_commas(o.need("b"));
     if (as.size() != bs.size()) throw std::invalid_argument("--a and --b have different lengths");
     for (size_t i = 0; i < as.size(); ++i) {
-      s.a.push_back(parse_operand(dp.a_fmt, as[i]));
-      s.b.push_back(parse_operand(dp.b_fmt, bs[i]));
+      s.a.push_back(parse_input_operand(dp.a_fmt, dp.ingest, as[i]));
+      s.b.push_back(parse_input_operand(dp.b_fmt, dp.ingest, bs[i]));
     }
     s.c = parse_operand(sf, o.get("c", "0"));
     if (!(sf == kBinary64)) s.c = c_from_binary32(dp, s.c);

@@ -13,33 +13,6 @@ constexpr int kMaxGroup = 64;
 
 std::string hexu(uint64_t v) { return "0x" + to_hex(v); }
 
-RoundOpts out_opts(const Datapath& dp) {
-  return RoundOpts{dp.out_round, dp.sub_out, dp.out_prec, dp.overflow_to_inf};
-}
-
-uint64_t special_bits(const Datapath& dp, SpecialKind k) {
-  switch (k) {
-    case SpecialKind::NaNIn: return dp.nan_propagate;
-    case SpecialKind::Invalid: return dp.nan_invalid;
-    case SpecialKind::PosInf:
-      return dp.out_fmt.has_inf() ? dp.out_fmt.inf_bits(false) : dp.nan_invalid;
-    case SpecialKind::NegInf:
-      return dp.out_fmt.has_inf() ? dp.out_fmt.inf_bits(true) : dp.nan_invalid;
-    default: return 0;
-  }
-}
-
-/// IEEE-style sign of an exact zero sum: -0 only when every addend is a -0 (or in RD mode).
-bool zero_sum_sign(const Datapath& dp, const Product* t, int n) {
-  bool all_zero = true, all_neg = true;
-  for (int i = 0; i < n; ++i) {
-    if (t[i].cls != Class::Zero) all_zero = false;
-    if (!t[i].sign) all_neg = false;
-  }
-  if (all_zero) return all_neg;
-  return dp.out_round == Rounding::RD;
-}
-
 /// Pairwise tree (CDNA2): fl(fl(p1+p2)+fl(p3+p4)) ..., then fl(c + tree). Each fl is an exact
 /// two-term sum rounded to out_fmt with the datapath's rounding and FTZ.
 uint64_t pairwise(const Datapath& dp, Product* p, int n, const Product& c, Trace* tr) {
@@ -213,15 +186,7 @@ uint64_t dot_group(const Datapath& dp, const uint64_t* a, const uint64_t* b, int
   uint64_t r;
   if (sk != SpecialKind::None) {
     r = special_bits(dp, sk);
-    if (sk == SpecialKind::NaNIn && dp.nan_keep_sign) {
-      // Sign of the first NaN: c (the chained accumulator) first, then the products.
-      bool neg = false, found = false;
-      if (cp.cls == Class::NaN) { neg = cp.sign; found = true; }
-      for (int i = 0; i < n && !found; ++i)
-        if (p[i].cls == Class::NaN && !p[i].invalid) { neg = p[i].sign; found = true; }
-      const uint64_t sbit = uint64_t{1} << (dp.out_fmt.width() - 1);
-      r = neg ? (r | sbit) : (r & ~sbit);
-    }
+    if (sk == SpecialKind::NaNIn && dp.nan_keep_sign) r = nan_with_sign(dp, r, p, n, cp);
     if (tr) tr->add("specials.kind", sk == SpecialKind::NaNIn ? "nan_in" : sk == SpecialKind::Invalid ? "invalid" : "inf");
   } else {
     switch (dp.adder) {

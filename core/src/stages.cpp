@@ -84,6 +84,41 @@ SpecialKind resolve_specials(const Product* t, int n) {
   return SpecialKind::None;
 }
 
+RoundOpts out_opts(const Datapath& dp) {
+  return RoundOpts{dp.out_round, dp.sub_out, dp.out_prec, dp.overflow_to_inf};
+}
+
+uint64_t special_bits(const Datapath& dp, SpecialKind k) {
+  switch (k) {
+    case SpecialKind::NaNIn: return dp.nan_propagate;
+    case SpecialKind::Invalid: return dp.nan_invalid;
+    case SpecialKind::PosInf:
+      return dp.out_fmt.has_inf() ? dp.out_fmt.inf_bits(false) : dp.nan_invalid;
+    case SpecialKind::NegInf:
+      return dp.out_fmt.has_inf() ? dp.out_fmt.inf_bits(true) : dp.nan_invalid;
+    default: return 0;
+  }
+}
+
+uint64_t nan_with_sign(const Datapath& dp, uint64_t r, const Product* t, int n, const Product& c) {
+  bool neg = false, found = false;
+  if (c.cls == Class::NaN) { neg = c.sign; found = true; }
+  for (int i = 0; i < n && !found; ++i)
+    if (t[i].cls == Class::NaN && !t[i].invalid) { neg = t[i].sign; found = true; }
+  const uint64_t sbit = uint64_t{1} << (dp.out_fmt.width() - 1);
+  return neg ? (r | sbit) : (r & ~sbit);
+}
+
+bool zero_sum_sign(const Datapath& dp, const Product* t, int n) {
+  bool all_zero = true, all_neg = true;
+  for (int i = 0; i < n; ++i) {
+    if (t[i].cls != Class::Zero) all_zero = false;
+    if (!t[i].sign) all_neg = false;
+  }
+  if (all_zero) return all_neg;
+  return dp.out_round == Rounding::RD;
+}
+
 std::string render(const Fixed& x) {
   return to_binary_fixed(x.v, x.frac) + " x2^" + std::to_string(x.exp);
 }

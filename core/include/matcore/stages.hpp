@@ -65,6 +65,19 @@ Product addend(const Unpacked& c);
 enum class SpecialKind : uint8_t { None, NaNIn, Invalid, PosInf, NegInf };
 SpecialKind resolve_specials(const Product* terms, int n);
 
+/// Result-selection rules (they pick bit patterns; no arithmetic):
+/// the output rounding options of a datapath,
+RoundOpts out_opts(const Datapath& dp);
+/// the bits of d for a resolved special case (NaN in, invalid, +/-Inf; NaN for Inf in a format
+/// without Inf),
+uint64_t special_bits(const Datapath& dp, SpecialKind k);
+/// with nan_keep_sign, the NaN result takes the sign of the first NaN: c, then the products
+/// in order (r is special_bits(dp, NaNIn)),
+uint64_t nan_with_sign(const Datapath& dp, uint64_t r, const Product* products, int n,
+                       const Product& c);
+/// and the sign of an exact zero sum: -0 only when every addend is a -0 (or in RD mode).
+bool zero_sum_sign(const Datapath& dp, const Product* terms, int n);
+
 // ---------------------------------------------------------------------------------------------
 // Fixed-point value with explicit binary point: value = v * 2^(exp - frac).
 //   v (two's complement):   s iii.ffffffffffffffffffffffff

@@ -1,0 +1,460 @@
+// A traced vector per architecture family: `matcore-sc trace` writes a VCD holding every
+// documented stage signal (docs/systemc.md), and the value of each signal, read back from the
+// VCD at the cycle its stage holds the group, equals the core Trace of mc::dot for that stage
+// (same names: multiplier.p[i] -> multiplier.p<i>, aligner.e_max.odd -> aligner.e_max_odd,
+// cadd.s_acc / normaliser.s_acc, rounder.d, ...). The AMD families use a paper vector
+// (tb/vectors/paper_cdna*.pvt); NVIDIA has no paper vectors, so fixed vectors are used.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <climits>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "matcore/model.hpp"
+#include "matcore/presets.hpp"
+#include "matcore/table.hpp"
+#include "matcore/vectors.hpp"
+
+using namespace mc;
+
+namespace {
+
+// ------------------------------------------------------------------------------ VCD reader
+struct Vcd {
+  std::map<std::string, std::string> id_of;                       ///< full name (no "SystemC.") -> id
+  std::map<std::string, int> width;                               ///< id -> width
+  std::map<std::string, std::vector<std::pair<uint64_t, std::string>>> changes;  ///< id -> (t, bits)
+  uint64_t end = 0;
+
+  bool has(const std::string& n) const { return id_of.count(n) != 0; }
+  /// Bits (MSB first, zero-extended to the width) of `n` after the changes at time t.
+  std::string bits(const std::string& n, uint64_t t) const {
+    const std::string& id = id_of.at(n);
+    std::string v = "0";
+    for (const auto& c : changes.at(id)) {
+      if (c.first > t) break;
+      v = c.second;
+    }
+    const int w = width.at(id);
+    const char pad = v.size() == 1 && w > 1 && (v[0] == 'x' || v[0] == 'z') ? v[0] : '0';
+    if (static_cast<int>(v.size()) < w) v = std::string(w - v.size(), pad) + v;
+    return v;
+  }
+  uint64_t u(const std::string& n, uint64_t t) const { return std::stoull(bits(n, t), nullptr, 2); }
+  i128 s(const std::string& n, uint64_t t) const {  // two's complement
+    const std::string b = bits(n, t);
+    i128 v = 0;
+    for (char ch : b) v = v * 2 + (ch == '1');
+    if (b[0] == '1') v -= static_cast<i128>(1) << (b.size() - 1) << 1;
+    return v;
+  }
+  int i32(const std::string& n, uint64_t t) const { return static_cast<int>(static_cast<int32_t>(u(n, t))); }
+  /// Change times of the signal.
+  std::vector<uint64_t> times(const std::string& n) const {
+    std::vector<uint64_t> r;
+    for (const auto& c : changes.at(id_of.at(n))) r.push_back(c.first);
+    return r;
+  }
+};
+
+Vcd read_vcd(const std::string& path) {
+  std::ifstream in(path);
+  Vcd v;
+  std::vector<std::string> scope;
+  std::string tok;
+  uint64_t t = 0;
+  bool defs = true;
+  while (in >> tok) {
+    if (defs) {
+      if (tok == "$scope") {
+        std::string kind, name;
+        in >> kind >> name;
+        scope.push_back(name);
+      } else if (tok == "$upscope") {
+        scope.pop_back();
+      } else if (tok == "$var") {
+        std::string type, id, name, x;
+        int w;
+        in >> type >> w >> id >> name;
+        std::string full;
+        for (size_t i = 1; i < scope.size(); ++i) full += scope[i] + ".";  // drop "SystemC"
+        v.id_of[full + name] = id;
+        v.width[id] = w;
+        v.changes[id];
+      } else if (tok == "$enddefinitions") {
+        defs = false;
+      }
+      continue;
+    }
+    if (tok[0] == '#') {
+      t = std::stoull(tok.substr(1));
+      v.end = t;
+    } else if (tok[0] == 'b') {
+      std::string id;
+      in >> id;
+      v.changes[id].emplace_back(t, tok.substr(1));
+    } else if (tok[0] == '0' || tok[0] == '1' || tok[0] == 'x' || tok[0] == 'z') {
+      v.changes[tok.substr(1)].emplace_back(t, tok.substr(0, 1));
+    }
+  }
+  return v;
+}
+
+// --------------------------------------------------------------------------- the traces
+struct TraceCase {
+  std::string family;     ///< layout family (cdna1, cdna2, cdna3, nvidia)
+  std::string arch, type, out;
+  std::vector<uint64_t> a, b;
+  uint64_t c32 = 0;       ///< c as given on the command line (binary32 pattern)
+  std::string paper_d;    ///< the paper's d (empty: none)
+  std::string what;
+  std::vector<std::string> documented;  ///< signals docs/systemc.md lists for this family
+};
+
+// Documented signals (docs/systemc.md, "Waveform signals").
+const std::vector<std::string> kCommon = {"clk", "issue.valid", "issue.tag", "issue.grp",
+                                          "multiplier.a0", "multiplier.b0", "multiplier.c",
+                                          "multiplier.valid", "multiplier.p0", "multiplier.p0_e",
+                                          "multiplier.p0_s", "multiplier.p0_cls", "specials.kind",
+                                          "specials.d", "specials.zero_sign", "rounder.valid",
+                                          "rounder.d"};
+std::vector<std::string> with_common(std::vector<std::string> v) {
+  v.insert(v.end(), kCommon.begin(), kCommon.end());
+  return v;
+}
+
+/// The first (non-ambiguous) case of a paper table for arch/type whose nonzero operands are
+/// exactly `ops` (e.g. {"c", "p1", "p16"}).
+TraceCase from_paper(const std::string& family, const std::string& table, const std::string& arch,
+                     const std::string& type, std::set<std::string> ops) {
+  const TableCase* best = nullptr;
+  static std::map<std::string, std::vector<TableCase>> cache;
+  auto& cases = cache[table];
+  if (cases.empty()) cases = read_table(std::string(MATCORE_SOURCE_DIR) + "/tb/vectors/" + table);
+  for (const TableCase& tc : cases) {
+    if (tc.ambiguous || tc.type != type) continue;
+    if (std::find(tc.presets.begin(), tc.presets.end(), arch) == tc.presets.end()) continue;
+    std::set<std::string> have;
+    if (tc.c != "0") have.insert("c");
+    for (const auto& x : tc.a) have.insert("a" + std::to_string(x.first));
+    for (const auto& x : tc.b) have.insert("b" + std::to_string(x.first));
+    for (const auto& x : tc.p) have.insert("p" + std::to_string(x.first));
+    if (have == ops) { best = &tc; break; }
+  }
+  if (!best) throw std::runtime_error("no paper case with those operands for " + arch + "/" + type);
+  TraceCase t;
+  t.family = family;
+  t.arch = arch;
+  t.type = type;
+  const Datapath dp = find_preset(arch, type);
+  TableCase one = *best;
+  one.presets = {arch};
+  build_operands(one, dp, t.a, t.b, t.c32);  // c in out_fmt = binary32 for the AMD presets
+  t.paper_d = best->d;
+  t.what = table + ":" + std::to_string(best->line) + " " + best->comment;
+  return t;
+}
+
+std::vector<TraceCase> cases() {
+  std::vector<TraceCase> v;
+  {
+    TraceCase t = from_paper("cdna1", "paper_cdna1.pvt", "mi100", "fp16", {"c", "p1", "p16"});
+    t.documented = with_common({"adder.valid", "adder.exact", "adder.exact_e", "adder.exact_s", "adder.exact_sticky"});
+    v.push_back(t);
+  }
+  {
+    TraceCase t = from_paper("cdna2", "paper_cdna2.pvt", "mi250", "fp16", {"p1", "p2", "p3", "p4"});
+    t.documented = with_common({"adder_l0.valid", "adder.pair0_0", "adder.pair0_1", "adder_l1.valid",
+                                "adder.pair1_0", "cadd.valid", "cadd.exact", "cadd.exact_e", "cadd.exact_s",
+                                "cadd.exact_sticky", "cadd.special"});
+    v.push_back(t);
+  }
+  {
+    TraceCase t = from_paper("cdna3", "paper_cdna3.pvt", "mi300x", "fp16", {"c", "p1", "p8"});
+    t.documented = with_common({"aligner.valid", "aligner.e_max", "aligner.sticky", "aligner.v0",
+                                "adder.valid", "adder.s_sum", "adder.s_sum_e", "adder.s_sum_f", "cadd.valid",
+                                "cadd.e_c", "cadd.branch", "cadd.c_dropped", "cadd.sticky", "cadd.s_acc",
+                                "cadd.s_acc_e", "cadd.s_acc_f", "normaliser.valid", "normaliser.active",
+                                "normaliser.sticky", "normaliser.s_acc", "normaliser.s_acc_e",
+                                "normaliser.s_acc_f"});
+    v.push_back(t);
+  }
+  {
+    TraceCase t = from_paper("cdna3", "paper_cdna3.pvt", "mi300x", "e5m2fnuz", {"c", "p1", "p2"});
+    t.documented = with_common({"aligner.e_max_odd", "aligner.e_max_even", "aligner.sticky_odd",
+                                "aligner.sticky_even", "aligner.v0", "adder.s_sum_odd", "adder.s_sum_even",
+                                "oddeven.valid", "adder.s_sum", "cadd.s_acc", "normaliser.s_acc"});
+    v.push_back(t);
+  }
+  {  // NVIDIA H100 fp16: truncated alignment of a 2^-26 product and of a negative term
+    TraceCase t;
+    t.family = "nvidia";
+    t.arch = "h100";
+    t.type = "fp16";
+    const Datapath dp = find_preset("h100", "fp16");
+    const char* av[] = {"1", "2^-13", "3", "-2^-10", "0.375", "1.5", "-7", "2^-7"};
+    const char* bv[] = {"1", "2^-13", "0.5", "1", "-2", "0.25", "2^-11", "3"};
+    for (int i = 0; i < 16; ++i) {
+      t.a.push_back(parse_operand(dp.a_fmt, av[i % 8]));
+      t.b.push_back(parse_operand(dp.b_fmt, i < 8 ? bv[i] : "2^-20"));
+    }
+    t.c32 = 0x3dcccccd;  // 0.1
+    t.what = "h100/fp16 fixed vector";
+    t.documented = with_common({"aligner.valid", "aligner.e_max", "aligner.sticky", "aligner.v0", "aligner.vc",
+                                "adder.valid", "adder.s_acc", "adder.s_acc_e", "adder.s_acc_f"});
+    v.push_back(t);
+  }
+  {  // NVIDIA B200 e4m3 mma.sync with binary16 output: pair interleave, two groups, final c add
+    TraceCase t;
+    t.family = "nvidia";
+    t.arch = "b200";
+    t.type = "e4m3";
+    t.out = "fp16";
+    const Datapath dp = find_preset("b200", "e4m3", "fp16");
+    for (int i = 0; i < 32; ++i) {
+      t.a.push_back(parse_operand(dp.a_fmt, std::to_string((i * 7) % 13 - 6) + "*2^" + std::to_string(i % 5 - 2)));
+      t.b.push_back(parse_operand(dp.b_fmt, std::to_string((i * 5) % 11 - 5) + "*2^-" + std::to_string(i % 4)));
+    }
+    t.c32 = 0x3fc00000;  // 1.5
+    t.what = "b200/e4m3 mma.sync fp16-output fixed vector";
+    t.documented = with_common({"aligner.e_max", "adder.s_acc", "cfinal.valid", "cfinal.d", "outconv.valid",
+                                "outconv.d32"});
+    v.push_back(t);
+  }
+  return v;
+}
+
+void PrintTo(const TraceCase& t, std::ostream* os) { *os << t.what; }
+
+std::string hexlist(const Format& f, const std::vector<uint64_t>& v) {
+  std::string s;
+  for (uint64_t x : v) s += (s.empty() ? "0x" : ",0x") + to_hex_bits(f, x);
+  return s;
+}
+
+int run(const std::string& cmd, std::string* out) {
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return -1;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out->append(buf, n);
+  const int st = ::pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/// The core Trace of dot, per group ("group" rows split it; rows after the last group that
+/// belong to the final c addition are put in the last group).
+std::vector<std::vector<std::pair<std::string, std::string>>> core_groups(const Datapath& dp, const TraceCase& t) {
+  Trace tr;
+  const uint64_t c = c_from_binary32(dp, t.c32);
+  dot(dp, t.a.data(), t.b.data(), static_cast<int>(t.a.size()), c, &tr);
+  std::vector<std::vector<std::pair<std::string, std::string>>> g(1);
+  bool seen_group = false;
+  for (const auto& r : tr.rows) {
+    if (r.first == "order") continue;
+    if (r.first == "group") {
+      if (seen_group) g.emplace_back();
+      seen_group = true;
+      continue;
+    }
+    g.back().push_back(r);
+  }
+  return g;
+}
+
+class VcdTrace : public ::testing::TestWithParam<TraceCase> {};
+
+TEST_P(VcdTrace, EveryStageSignalHasTheCoreValue) {
+  const TraceCase& t = GetParam();
+  const Datapath dp = find_preset(t.arch, t.type, t.out);
+  char tmpl[] = "/tmp/matcore_vcd_XXXXXX";
+  const std::string dir = ::mkdtemp(tmpl);
+  const std::string vcd = dir + "/trace.vcd";
+  const std::string cmd = std::string(MATCORE_SC_CLI) + " trace --arch " + t.arch + " --type " + t.type +
+                          (t.out.empty() ? "" : " --out " + t.out) + " --a " + hexlist(dp.a_fmt, t.a) +
+                          " --b " + hexlist(dp.b_fmt, t.b) + " --c 0x" + to_hex_bits(kBinary32, t.c32) +
+                          " --vcd " + vcd + " --no-fst 2>&1";
+  std::string out;
+  ASSERT_EQ(run(cmd, &out), 0) << cmd << "\n" << out;
+  EXPECT_NE(out.find("(equal)"), std::string::npos) << out;
+  EXPECT_NE(out.find("[cycle"), std::string::npos) << "no text trace\n" << out;
+  EXPECT_NE(out.find("waves/" + t.family + ".gtkw"), std::string::npos) << out;
+  const Vcd v = read_vcd(vcd);
+  for (const std::string& n : t.documented) EXPECT_TRUE(v.has(n)) << "documented signal " << n << " missing";
+
+  const Format& of = dp.out_fmt;
+  // the time at which `stage` holds group g
+  auto when = [&](const std::string& stage, int g) -> uint64_t {
+    std::vector<uint64_t> ts = v.times(stage + ".valid");
+    for (uint64_t x : v.times(stage + ".grp")) ts.push_back(x);
+    std::sort(ts.begin(), ts.end());
+    for (uint64_t x : ts)
+      if (v.u(stage + ".valid", x) == 1 && static_cast<int>(v.u(stage + ".grp", x)) == g) return x;
+    ADD_FAILURE() << stage << " never holds group " << g;
+    return 0;
+  };
+  auto fixed = [&](const std::string& n, uint64_t x) -> std::string {
+    const int e = v.i32(n + "_e", x);
+    if (e == INT_MIN) return "0";
+    return render(Fixed{v.s(n, x), e, v.i32(n + "_f", x)});
+  };
+  const bool late = dp.adder == AdderKind::Fused && dp.late_c;
+  const auto groups = core_groups(dp, t);
+  size_t checked = 0;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    for (const auto& row : groups[g]) {
+      const std::string& n = row.first;
+      const std::string& want = row.second;
+      std::string got;
+      const int gi = static_cast<int>(g);
+      if (n.rfind("multiplier.p[", 0) == 0) {
+        const std::string i = n.substr(13, n.size() - 14);
+        const std::string p = "multiplier.p" + i;
+        const uint64_t x = when("multiplier", gi);
+        const int cls = static_cast<int>(v.u(p + "_cls", x));
+        const bool neg = v.u(p + "_s", x);
+        const int frac = dp.prod_round_out ? of.mbits : dp.a_fmt.mbits + dp.b_fmt.mbits;
+        if (cls == static_cast<int>(Class::Normal))
+          got = std::string(neg ? "-" : "+") + "0x" + to_hex(static_cast<u128>(v.s(p, x)) &
+                ((static_cast<u128>(1) << v.bits(p, x).size()) - 1)) + " frac=" + std::to_string(frac) +
+                " exp=" + std::to_string(v.i32(p + "_e", x));
+        else
+          got = std::string(neg ? "-" : "+") + to_string(static_cast<Class>(cls));
+        if (want.find(" (overflow)") != std::string::npos) got += " (overflow)";
+      } else if (n == "cadd.c") {
+        got = describe(of, v.u("multiplier.c", when("issue", gi)));
+      } else if (n == "specials.kind") {
+        const int k = static_cast<int>(v.u("specials.kind", when(dp.adder == AdderKind::Fused ? "aligner" : dp.adder == AdderKind::Exact ? "adder" : "adder_l0", gi)));
+        got = k == 1 ? "nan_in" : k == 2 ? "invalid" : "inf";
+      } else if (n == "aligner.e_max" || n == "aligner.e_max.odd" || n == "aligner.e_max.even") {
+        const std::string vn = n == "aligner.e_max" ? n : "aligner.e_max_" + n.substr(14);
+        const int e = v.i32(vn, when("aligner", gi));
+        got = e == INT_MIN ? "none" : std::to_string(e);
+      } else if (n == "aligner.sticky" || n == "aligner.sticky.odd" || n == "aligner.sticky.even") {
+        const std::string vn = n == "aligner.sticky" ? n : "aligner.sticky_" + n.substr(15);
+        got = std::to_string(v.u(vn, when("aligner", gi)));
+      } else if (n == "adder.s_sum.odd" || n == "adder.s_sum.even") {
+        got = fixed("adder.s_sum_" + n.substr(12), when("adder", gi));
+      } else if (n == "adder.s_sum") {
+        got = fixed(n, when(dp.interleave == 2 ? "oddeven" : "adder", gi));
+      } else if (n == "adder.s_acc") {
+        got = fixed(n, when("adder", gi));
+      } else if (n == "cadd.e_c") {
+        got = std::to_string(v.i32(n, when("cadd", gi)));
+      } else if (n == "cadd.branch") {
+        got = v.u(n, when("cadd", gi)) ? "c_shifted" : "sum_shifted";
+      } else if (n == "cadd.c_dropped") {
+        got = std::to_string(v.u(n, when("cadd", gi)));
+      } else if (n == "cadd.sticky") {  // core: including the normaliser's bits
+        got = std::to_string(v.u("normaliser.sticky", when("normaliser", gi)));
+      } else if (n == "cadd.s_acc" || n == "normaliser.s_acc") {
+        ASSERT_TRUE(late);
+        got = fixed("normaliser.s_acc", when("normaliser", gi));
+        if (n == "cadd.s_acc") {
+          EXPECT_EQ(fixed("cadd.s_acc", when("cadd", gi)), want) << "cadd.s_acc (VCD)";
+        }
+        EXPECT_EQ(v.u("normaliser.active", when("normaliser", gi)), n == "normaliser.s_acc" ? 1u : 0u);
+      } else if (n == "adder.exact") {
+        const uint64_t x = when("adder", gi);
+        got = std::string(v.u("adder.exact_s", x) ? "-0x" : "0x") + to_hex(static_cast<u128>(v.s(n, x))) +
+              "*2^" + std::to_string(v.i32("adder.exact_e", x)) + (v.u("adder.exact_sticky", x) ? " +sticky" : "");
+      } else if (n.rfind("adder.pair", 0) == 0) {
+        const std::string lk = n.substr(10);  // "<d>_<k>"
+        got = "0x" + to_hex(v.u(n, when("adder_l" + lk.substr(0, lk.find('_')), gi)));
+      } else if (n == "rounder.d") {
+        got = describe(of, v.u(n, when("rounder", gi)));
+      } else if (n == "cfinal.d") {
+        got = describe(of, v.u(n, when("cfinal", gi)));
+      } else {
+        ADD_FAILURE() << "core trace row '" << n << "' has no SystemC signal";
+        continue;
+      }
+      EXPECT_EQ(got, want) << n << " (group " << g << ")";
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 8u);
+  if (!t.paper_d.empty()) {  // and the paper's d
+    uint64_t last = 0;
+    const uint64_t end = v.end;
+    last = v.u(dp.c_final_add ? "cfinal.d" : "rounder.d", end);
+    bool inexact = false;
+    EXPECT_EQ(last, parse_operand(of, t.paper_d, &inexact)) << t.what;
+  }
+  RecordProperty("signals_checked", static_cast<int>(checked));
+  std::remove(vcd.c_str());
+  ::rmdir(dir.c_str());
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, VcdTrace, ::testing::ValuesIn(cases()),
+                         [](const ::testing::TestParamInfo<TraceCase>& i) {
+                           std::string s = i.param.family + "_" + i.param.arch + "_" + i.param.type;
+                           for (char& ch : s)
+                             if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return s;
+                         });
+
+TEST(Cli, FileSamplesAndErrors) {
+  // --file DIR --samples: the a/b/c files of the shared vector format; d.txt is compared
+  char tmpl[] = "/tmp/matcore_vcd_XXXXXX";
+  const std::string dir = ::mkdtemp(tmpl);
+  {
+    std::ofstream a(dir + "/a.txt"), b(dir + "/b.txt"), c(dir + "/c.txt"), d(dir + "/d.txt");
+    for (int i = 0; i < 4; ++i) {
+      for (int k = 0; k < 16; ++k) a << (k ? " " : "") << (k == i ? "3f800000" : "33800000");
+      a << "\n";
+      for (int k = 0; k < 16; ++k) b << (k ? " " : "") << "3f800000";
+      b << "\n";
+      c << "3f800000\n";
+      d << (i == 3 ? "40000000\n" : "40000004\n");  // 2 + 15*2^-24 rounds to 2 + 2^-20
+    }
+  }
+  std::string out;
+  const std::string base = std::string(MATCORE_SC_CLI) + " trace --arch mi300x --type fp16 --file " + dir;
+  ASSERT_EQ(run(base + " --samples 1,3 --vcd " + dir + "/x.vcd --no-text --no-fst 2>&1", &out), 0) << out;
+  EXPECT_NE(out.find("sample 1: d = 0x40000004"), std::string::npos) << out;
+  EXPECT_NE(out.find("sample 3: d = 0x40000004"), std::string::npos) << out;
+  EXPECT_NE(out.find("(model matches)"), std::string::npos) << out;
+  EXPECT_NE(out.find("(model differs"), std::string::npos) << out;
+  EXPECT_EQ(out.find("[cycle"), std::string::npos) << "--no-text still printed the trace";
+  out.clear();
+  EXPECT_EQ(run(base + " --samples 9 --vcd " + dir + "/y.vcd 2>&1", &out), 2) << out;
+  EXPECT_NE(out.find("sample 9 does not exist"), std::string::npos) << out;
+  out.clear();
+  EXPECT_EQ(run(std::string(MATCORE_SC_CLI) + " trace --arch nope --type fp16 --a 1 --b 1 2>&1", &out), 2);
+  EXPECT_NE(out.find("unknown architecture"), std::string::npos) << out;
+  for (const char* f : {"a.txt", "b.txt", "c.txt", "d.txt", "x.vcd", "y.vcd"}) std::remove((dir + "/" + f).c_str());
+  ::rmdir(dir.c_str());
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Layouts, CommittedLayoutsAreCurrent) {
+  // waves/<family>.gtkw are `matcore-sc layout --family <family>`: every signal any preset of
+  // the family traces, grouped by stage, no dump file or absolute path.
+  for (const char* fam : {"cdna1", "cdna2", "cdna3", "nvidia"}) {
+    std::string gen;
+    ASSERT_EQ(run(std::string(MATCORE_SC_CLI) + " layout --family " + fam, &gen), 0) << fam;
+    std::ifstream in(std::string(MATCORE_SOURCE_DIR) + "/waves/" + fam + ".gtkw");
+    ASSERT_TRUE(in) << "waves/" << fam << ".gtkw missing";
+    std::stringstream ss;
+    ss << in.rdbuf();
+    EXPECT_EQ(ss.str(), gen) << "waves/" << fam << ".gtkw is stale: regenerate it with matcore-sc layout --family " << fam;
+    EXPECT_EQ(gen.find("[dumpfile]"), std::string::npos);
+    EXPECT_EQ(gen.find("\n/"), std::string::npos);
+    EXPECT_NE(gen.find("@800200\n-rounder\n"), std::string::npos);  // stage groups
+  }
+}
+
+}  // namespace
