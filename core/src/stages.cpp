@@ -256,8 +256,24 @@ uint64_t exact_sum_round(const Product* t, int n, const Format& out, const Round
     if (exact_out) *exact_out = Exact{zero_sign, 0, 0, false};
     return zero_bits(out, zero_sign);
   }
-  // Terms far below the largest one only matter through a sticky bit once the sum is known to
-  // be dominated; to stay exact and simple we keep them all unless the range exceeds Wide.
+  // Fast path: the whole range fits a 128-bit two's complement accumulator (n <= 64 terms).
+  if (hi - lo + 1 + 8 <= 120) {
+    i128 acc = 0;
+    for (int i = 0; i < n; ++i)
+      if (t[i].cls == Class::Normal) {
+        const i128 v = static_cast<i128>(t[i].sig << (t[i].exp - t[i].frac - lo));
+        acc += t[i].sign ? -v : v;
+      }
+    if (acc == 0) {
+      const bool s = (o.mode == Rounding::RD);
+      if (exact_out) *exact_out = Exact{s, 0, 0, false};
+      return zero_bits(out, s);
+    }
+    const Exact e{acc < 0, acc < 0 ? static_cast<u128>(-acc) : static_cast<u128>(acc), lo, false};
+    if (exact_out) *exact_out = e;
+    return round_to_format(out, e, o);
+  }
+  // Otherwise a Kulisch accumulator over the whole range (binary64 products span ~4300 bits).
   Wide w;
   const int nbits = hi - lo + 1 + 8;
   w.reset(lo, nbits);
