@@ -1,4 +1,5 @@
 // matcore command-line interface. Exit status: 0 success, 1 mismatches, 2 bad input/usage.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +15,8 @@
 #include <vector>
 
 #include "matcore/exact.hpp"
+#include "matcore/explain.hpp"
+#include "matcore/features.hpp"
 #include "matcore/instructions.hpp"
 #include "matcore/model.hpp"
 #include "matcore/presets.hpp"
@@ -48,6 +51,12 @@ const char* kUsage =
     "        [--strategy expmant|bits] [--subnormal] [--seed S] [--ea LO,HI] [--eb LO,HI] [--ec LO,HI]\n"
     "  matcore run --arch NAME --type T [--out fp32|fp16] [--zero-c] --a FILE --b FILE --c FILE --d OUT\n"
     "        the model as a stand-in device: writes d for every sample\n"
+    "  matcore features --arch NAME --type T [--out fp32|fp16] [--variant V] [--k K]\n"
+    "  matcore features --type TA[,TB] --k K [--out fp32|fp16] (--emit DIR | --results D_FILE [--compare ARCH])\n"
+    "        feature detection (section 4) on a preset, or on a device's results for emitted vectors\n"
+    "  matcore explain --arch NAME --type T ... (see 'matcore explain --help')\n"
+    "        which single-parameter change of the preset reproduces an observed d\n"
+    "  matcore trace --arch NAME --type T ... (the SystemC model: stage trace and VCD)\n"
     "  matcore check-table FILE...     run paper test-vector tables (tb/vectors/*.pvt)\n"
     "\n"
     "Vector files (a/b/c/d) use the format of shared/hwdata/nvidia/README.md; matrix files hold\n"
@@ -402,6 +411,78 @@ int cmd_sample(int argc, char** argv) {
   return 0;
 }
 
+// --------------------------------------------------------------------------------- features
+// Model mode: --arch A --type T; hardware mode: --type T --k K --emit DIR, then
+// --type T --k K --results D_FILE (the device's d for DIR/a.txt, b.txt, c.txt).
+int cmd_features(int argc, char** argv) {
+  Args a = parse_args(argc, argv, {}, {"arch", "type", "out", "variant", "k", "emit", "results", "compare"});
+  const std::string type = a.need("type");
+  const std::string out = a.get("out", "fp32");
+  if (out != "fp32" && out != "fp16" && out != "fp64")
+    throw UsageError("features: --out must be fp32, fp16 or fp64");
+  if (a.has("arch") && !a.has("emit") && !a.has("results")) {
+    const Datapath dp = find_preset(a.get("arch"), type, a.has("out") ? out : "", a.get("variant"));
+    const int K = a.has("k") ? parse_int("k", a.get("k"), 2, 4096) : dp.k_default;
+    const DetectedFeatures det = detect_features(dp, K);
+    std::printf("features of %s (k = %d), detected from %zu probe vectors:\n%s", dp.name().c_str(), K,
+                det.samples, format_feature_table(det).c_str());
+    const std::string diff = compare_features(dp, det.dp);
+    std::printf("%s\n", diff.empty() ? "detected parameters = preset parameters"
+                                      : ("differences from the preset:\n" + diff).c_str());
+    return diff.empty() ? 0 : 1;
+  }
+  const auto ts = split_list(type);
+  if (ts.size() > 2) throw UsageError("features: --type takes one type or a pair TA,TB");
+  const Format& fa = format_by_name(ts[0] == "xf32" ? "tf32" : ts[0]);
+  const Format& fb = format_by_name(ts.size() == 2 ? ts[1] : ts[0] == "xf32" ? "tf32" : ts[0]);
+  const Format& fo = out == "fp16" ? kBinary16 : out == "fp64" ? kBinary64 : kBinary32;
+  const int K = parse_int("k", a.need("k"), 2, 4096);
+  const FeatureVectors v = feature_vectors(fa, fb, fo, K, type);
+  if (a.has("emit")) {
+    const std::string dir = a.get("emit");
+    ::mkdir(dir.c_str(), 0777);
+    emit_feature_vectors(v, dir);
+    std::printf("wrote %zu probe vectors (k = %d) to %s/{a,b,c,manifest}.txt: run them on the device, "
+                "then 'matcore features --type %s --k %d --out %s --results D_FILE'\n",
+                v.size(), K, dir.c_str(), type.c_str(), K, out.c_str());
+    return 0;
+  }
+  if (!a.has("results")) throw UsageError("features: give --arch (model), --emit DIR or --results FILE");
+  const DetectedFeatures det = decide_features(v, read_feature_results(v, a.get("results")));
+  std::printf("features detected from %s (%zu probe vectors, %zu reproduced by the detected "
+              "datapath):\n%s", a.get("results").c_str(), det.samples, det.reproduced,
+              format_feature_table(det).c_str());
+  if (a.has("compare")) {
+    const Datapath dp = find_preset(a.get("compare"), type, a.has("out") ? out : "", a.get("variant"));
+    const std::string diff = compare_features(dp, det.dp);
+    std::printf("%s\n", diff.empty() ? ("same as preset " + dp.name()).c_str()
+                                      : ("differences from preset " + dp.name() + ":\n" + diff).c_str());
+    return diff.empty() ? 0 : 1;
+  }
+  return 0;
+}
+
+// -------------------------------------------------------------------------- trace / explain
+int cmd_trace(int argc, char** argv) {
+  // The SystemC model is a separate program (it elaborates once per process): matcore-sc.
+  std::string self(argv[0]);
+  const size_t slash = self.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : self.substr(0, slash);
+  for (const std::string& cand : {dir + "/matcore-sc", dir + "/sc/matcore-sc"}) {
+    if (::access(cand.c_str(), X_OK) == 0) {
+      std::vector<char*> args;
+      args.push_back(const_cast<char*>(cand.c_str()));
+      for (int i = 1; i < argc; ++i) args.push_back(argv[i]);
+      args.push_back(nullptr);
+      ::execv(cand.c_str(), args.data());
+      throw InputError("trace: cannot run " + cand);
+    }
+  }
+  throw InputError("trace: the SystemC model (matcore-sc) was not built: install libsystemc-dev "
+                   "(scripts/install-deps.sh) and rebuild; 'matcore dot --trace' prints the stage "
+                   "values without SystemC");
+}
+
 // ----------------------------------------------------------------------------- check-table
 int cmd_check_table(int argc, char** argv) {
   Args a = parse_args(argc, argv, {"verbose"}, {});
@@ -449,6 +530,9 @@ int main(int argc, char** argv) {
     if (cmd == "check-table") return cmd_check_table(argc, argv);
     if (cmd == "sample") return cmd_sample(argc, argv);
     if (cmd == "run") return cmd_run(argc, argv);
+    if (cmd == "features") return cmd_features(argc, argv);
+    if (cmd == "explain") return explain_main(argc, argv);
+    if (cmd == "trace") return cmd_trace(argc, argv);
     std::fprintf(stderr, "matcore: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
     return 2;
   } catch (const UsageError& e) {
