@@ -1,11 +1,12 @@
 // matcore: feature detection from fixed probe vectors (section 4 of the paper, generalised).
 //
-// Layout of this file:
+// Layout of this file (docs/features.md describes every probe and decision):
 //   1. exact values and their encodings (products split into a_i * b_i exactly)
 //   2. the geometry of a format combination (which exponents the probes use)
 //   3. the probe families: one emit_* function each, documented with its vectors
+//   5a. the canonical (detectable) form of a datapath, used by the decisions and the comparison
 //   4. the decisions: one decide_* function per feature, in the order they depend on each other
-//   5. canonical form, comparison, table, files
+//   5b. the table, the comparison, the files
 //
 // Conventions of the probes. E is the base exponent of the probes near the top of the output
 // precision (0 where the formats allow it), P the output precision (fraction bits) being probed,
