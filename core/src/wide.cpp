@@ -11,19 +11,20 @@ void Wide::reset(int lsb_exp, int nbits) {
   for (int i = 0; i < n_; ++i) l_[i] = 0;
 }
 
-void Wide::add_mag(u128 mag, int bit) {
-  int li = bit / 64, sh = bit % 64;
-  // Spread the (up to 128+63)-bit shifted value over three limbs.
-  uint64_t parts[3];
+namespace {
+/// mag << sh (sh in 0..63) spread over three 64-bit limbs.
+void spread(u128 mag, int sh, uint64_t parts[3]) {
   parts[0] = static_cast<uint64_t>(mag << sh);
-  if (sh) {
-    const u128 hi = mag >> (64 - sh);
-    parts[1] = static_cast<uint64_t>(hi);
-    parts[2] = static_cast<uint64_t>(hi >> 64);
-  } else {
-    parts[1] = static_cast<uint64_t>(mag >> 64);
-    parts[2] = 0;
-  }
+  const u128 hi = sh ? mag >> (64 - sh) : mag >> 64;
+  parts[1] = static_cast<uint64_t>(hi);
+  parts[2] = sh ? static_cast<uint64_t>(hi >> 64) : 0;
+}
+}  // namespace
+
+void Wide::add_mag(u128 mag, int bit) {
+  const int li = bit / 64;
+  uint64_t parts[3];
+  spread(mag, bit % 64, parts);
   unsigned carry = 0;
   for (int k = 0; li + k < n_; ++k) {
     const uint64_t add = k < 3 ? parts[k] : 0;
@@ -39,17 +40,9 @@ void Wide::add_mag(u128 mag, int bit) {
 }
 
 void Wide::sub_mag(u128 mag, int bit) {
-  int li = bit / 64, sh = bit % 64;
+  const int li = bit / 64;
   uint64_t parts[3];
-  parts[0] = static_cast<uint64_t>(mag << sh);
-  if (sh) {
-    const u128 hi = mag >> (64 - sh);
-    parts[1] = static_cast<uint64_t>(hi);
-    parts[2] = static_cast<uint64_t>(hi >> 64);
-  } else {
-    parts[1] = static_cast<uint64_t>(mag >> 64);
-    parts[2] = 0;
-  }
+  spread(mag, bit % 64, parts);
   unsigned borrow = 0;
   for (int k = 0; li + k < n_; ++k) {
     const uint64_t sub = k < 3 ? parts[k] : 0;
