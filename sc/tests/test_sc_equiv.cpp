@@ -60,11 +60,13 @@ std::vector<Sample> paper_samples(const PresetRef& p) {
   return r;
 }
 
-// The AMD presets (the tables are read only when a test runs, not at registration).
+// The AMD presets the paper has vectors for (the tables are read only when a test runs, not at
+// registration). The paper characterises no fp64 instruction: the fp64 presets are covered by
+// the random-sample tests below.
 std::vector<std::string> paper_keys() {
   std::vector<std::string> k;
   for (const PresetRef& p : scb::sc_presets())
-    if (scb::is_amd(p.dp)) k.push_back(p.key);
+    if (scb::is_amd(p.dp) && !(p.dp.a_fmt == mc::kBinary64)) k.push_back(p.key);
   return k;
 }
 
@@ -72,7 +74,7 @@ class PaperVectors : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(PaperVectors, SystemCEqualsFastModel) {
   const std::vector<Sample> s = paper_samples(ref(GetParam()));
-  if (s.empty()) GTEST_SKIP() << "the paper has no test vectors for this preset";
+  ASSERT_FALSE(s.empty()) << "no paper vectors for " << GetParam();
   std::string first;
   const size_t bad = scb::compare_with_dot(scb::top_for(GetParam()), s, &first);
   EXPECT_EQ(bad, 0u) << first;
