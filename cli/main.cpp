@@ -118,17 +118,6 @@ int parse_int(const std::string& what, const std::string& s, int lo, int hi) {
   return static_cast<int>(v);
 }
 
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> r;
-  std::string cur;
-  for (char ch : s) {
-    if (ch == ',') { r.push_back(cur); cur.clear(); }
-    else cur += ch;
-  }
-  r.push_back(cur);
-  return r;
-}
-
 std::string hex(const Format& f, uint64_t v) { return to_hex_bits(f, v); }
 
 // ------------------------------------------------------------------------------------- list
@@ -179,7 +168,7 @@ int cmd_list(int argc, char** argv) {
 int cmd_dot(int argc, char** argv) {
   Args a = parse_args(argc, argv, {"trace"}, {"arch", "type", "out", "variant", "a", "b", "c"});
   const Datapath dp = find_preset(a.need("arch"), a.need("type"), a.get("out"), a.get("variant"));
-  const auto as = split_list(a.need("a")), bs = split_list(a.need("b"));
+  const auto as = split_commas(a.need("a")), bs = split_commas(a.need("b"));
   if (as.size() != bs.size())
     throw UsageError("dot: --a has " + std::to_string(as.size()) + " values but --b has " +
                      std::to_string(bs.size()));
@@ -374,7 +363,7 @@ int cmd_sample(int argc, char** argv) {
     s.c_fmt = dp.out_fmt == kBinary64 ? kBinary64 : kBinary32;
     s.K = dp.k_default;
   } else {
-    const auto ts = split_list(type);
+    const auto ts = split_commas(type);
     if (ts.size() > 2) throw UsageError("sample: --type takes one type or a pair TA,TB");
     s.a_fmt = format_by_name(ts[0]);
     s.b_fmt = format_by_name(ts.size() == 2 ? ts[1] : ts[0]);
@@ -395,7 +384,7 @@ int cmd_sample(int argc, char** argv) {
   default_ranges(s, a.has("subnormal"));
   auto range = [&](const char* key, int& lo, int& hi) {
     if (!a.has(key)) return;
-    const auto v = split_list(a.get(key));
+    const auto v = split_commas(a.get(key));
     if (v.size() != 2) throw UsageError(std::string("sample: --") + key + " takes LO,HI");
     lo = parse_int(key, v[0], -20000, 20000);
     hi = parse_int(key, v[1], -20000, 20000);
@@ -431,7 +420,7 @@ int cmd_features(int argc, char** argv) {
                                       : ("differences from the preset:\n" + diff).c_str());
     return diff.empty() ? 0 : 1;
   }
-  const auto ts = split_list(type);
+  const auto ts = split_commas(type);
   if (ts.size() > 2) throw UsageError("features: --type takes one type or a pair TA,TB");
   const Format& fa = format_by_name(ts[0] == "xf32" ? "tf32" : ts[0]);
   const Format& fb = format_by_name(ts.size() == 2 ? ts[1] : ts[0] == "xf32" ? "tf32" : ts[0]);

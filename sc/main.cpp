@@ -75,17 +75,6 @@ std::map<std::string, std::string> parse(int argc, char** argv, const std::set<s
   return o;
 }
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> r;
-  std::string cur;
-  for (char ch : s) {
-    if (ch == ',') { r.push_back(cur); cur.clear(); }
-    else cur += ch;
-  }
-  r.push_back(cur);
-  return r;
-}
-
 std::string need(const std::map<std::string, std::string>& o, const std::string& k) {
   auto it = o.find(k);
   if (it == o.end() || it->second.empty()) throw Usage("missing --" + k);
@@ -156,7 +145,7 @@ int cmd_trace(int argc, char** argv) {
     const std::vector<uint64_t> C = read_cd_file(dir + "/c.txt", w);
     std::vector<uint64_t> D;
     if (::access((dir + "/d.txt").c_str(), R_OK) == 0) D = read_cd_file(dir + "/d.txt", cf.width());
-    std::vector<std::string> idx = split(get(o, "samples", "0"));
+    std::vector<std::string> idx = split_commas(get(o, "samples", "0"));
     for (const std::string& s : idx) {
       char* end = nullptr;
       const unsigned long i = std::strtoul(s.c_str(), &end, 10);
@@ -175,7 +164,7 @@ int cmd_trace(int argc, char** argv) {
       samples.push_back(sm);
     }
   } else {
-    const auto as = split(need(o, "a")), bs = split(need(o, "b"));
+    const auto as = split_commas(need(o, "a")), bs = split_commas(need(o, "b"));
     if (as.size() != bs.size())
       throw Usage("trace: --a has " + std::to_string(as.size()) + " values but --b has " + std::to_string(bs.size()));
     Sample sm;

@@ -285,17 +285,6 @@ struct Opts {
   }
 };
 
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> r;
-  std::string cur;
-  for (char ch : s) {
-    if (ch == ',') { r.push_back(cur); cur.clear(); }
-    else cur += ch;
-  }
-  r.push_back(cur);
-  return r;
-}
-
 int run_explain(int argc, char** argv) {
   Opts o;
   const std::vector<std::string> flags = {"no-trace", "all"};

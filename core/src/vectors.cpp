@@ -209,4 +209,15 @@ uint64_t parse_input_operand(const Format& f, Rounding ingest, const std::string
   return r;
 }
 
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> r;
+  std::string cur;
+  for (char ch : s) {
+    if (ch == ',') { r.push_back(cur); cur.clear(); }
+    else cur += ch;
+  }
+  r.push_back(cur);
+  return r;
+}
+
 }  // namespace mc

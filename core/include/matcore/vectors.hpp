@@ -55,6 +55,9 @@ bool ingest_exact(const Format& f, Rounding ingest, uint64_t stored, int width, 
 uint64_t parse_input_operand(const Format& f, Rounding ingest, const std::string& text,
                              bool* inexact = nullptr);
 
+/// "a,b,,c" -> {"a", "b", "", "c"} (lists on command lines).
+std::vector<std::string> split_commas(const std::string& s);
+
 /// Parses one operand given on a command line: a hex bit pattern "0x3c00" in the format
 /// itself, or an exact expression / decimal ("1.5", "2^-24+2^-25", "-inf", "nan"), rounded
 /// to nearest even when inexact (decimals are rounded exactly, not through binary64).
