@@ -48,11 +48,7 @@ double native_rate(int K, double secs) {
 }
 
 double model_rate(const Datapath& dp, double secs) {
-  SampleSpec s;
-  s.a_fmt = dp.a_fmt;
-  s.b_fmt = dp.b_fmt;
-  s.c_fmt = dp.out_fmt == kBinary64 ? kBinary64 : kBinary32;
-  default_ranges(s, false);
+  const SampleSpec s = sample_spec_for(dp);
   const int K = dp.k_default, N = 4096;
   std::mt19937 rng(0);
   std::vector<uint64_t> a(static_cast<size_t>(N) * K), b(a.size()), c(N);

@@ -357,11 +357,7 @@ int cmd_sample(int argc, char** argv) {
   std::string type = a.need("type");
   if (a.has("arch")) {
     // the preset's formats (and its k unless --k is given)
-    const Datapath dp = find_preset(a.get("arch"), type);
-    s.a_fmt = dp.a_fmt;
-    s.b_fmt = dp.b_fmt;
-    s.c_fmt = dp.out_fmt == kBinary64 ? kBinary64 : kBinary32;
-    s.K = dp.k_default;
+    s = sample_spec_for(find_preset(a.get("arch"), type));
   } else {
     const auto ts = split_commas(type);
     if (ts.size() > 2) throw UsageError("sample: --type takes one type or a pair TA,TB");

@@ -324,14 +324,10 @@ TEST(Pipeline, ModelAsDeviceMatchesMatcoreRun) {
     const bool is_amd = cs.instr.rfind("v_", 0) == 0;
     const Instr& in = by_name(is_amd ? amd : nvt, cs.instr);
     const mc::Datapath dp = datapath_for(cs.arch, in);
-    mc::SampleSpec sp;
-    sp.a_fmt = dp.a_fmt;
-    sp.b_fmt = dp.b_fmt;
-    sp.c_fmt = dp.out_fmt == mc::kBinary64 ? mc::kBinary64 : mc::kBinary32;
+    mc::SampleSpec sp = mc::sample_spec_for(dp);
     sp.K = in.k;
     sp.N = 300;  // several instructions, the last one partly filled
     sp.seed = 7;
-    mc::default_ranges(sp, false);
     mc::write_samples(sp, dir, 1);
     const Samples s = read_samples(in, dir + "/a.txt", dir + "/b.txt", dir + "/c.txt");
     const std::vector<uint64_t> d = run_samples(in, s, model_device(in, dp));

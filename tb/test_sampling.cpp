@@ -163,12 +163,8 @@ TEST(Sampling, ModelRoundTripThroughFiles) {
   // sample -> the model writes d (stand-in device) -> validate: zero mismatches; one corrupted
   // d line gives exactly one mismatch at that line.
   const Datapath dp = find_preset("mi300x", "e4m3fnuz,e5m2fnuz");
-  SampleSpec s;
-  s.a_fmt = dp.a_fmt;
-  s.b_fmt = dp.b_fmt;
-  s.K = dp.k_default;
+  SampleSpec s = sample_spec_for(dp);
   s.N = 5000;
-  default_ranges(s, false);
   const std::string d = ::testing::TempDir() + "/rt";
   write_samples(s, d, 2);
   stream_files(dp, d + "/a.txt", d + "/b.txt", d + "/c.txt", "", d + "/d.txt", 0, false, 2, 0, false);

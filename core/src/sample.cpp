@@ -37,6 +37,16 @@ void default_ranges(SampleSpec& s, bool sub) {
   one(s.c_fmt, s.ec_lo, s.ec_hi, true);
 }
 
+SampleSpec sample_spec_for(const Datapath& dp, bool subnormal) {
+  SampleSpec s;
+  s.a_fmt = dp.a_fmt;
+  s.b_fmt = dp.b_fmt;
+  s.c_fmt = dp.out_fmt == kBinary64 ? kBinary64 : kBinary32;
+  s.K = dp.k_default;
+  default_ranges(s, subnormal);
+  return s;
+}
+
 namespace {
 
 /// Uniform integer in [lo, hi] from 32-bit draws (rejection: no modulo bias).

@@ -38,11 +38,7 @@ std::vector<ExplainSample> samples(const Datapath& dp, uint64_t n) {
   std::vector<ExplainSample> all;
   int seed = 1;
   for (int mode = 0; mode < 3; ++mode) {
-    SampleSpec sp;
-    sp.a_fmt = dp.a_fmt;
-    sp.b_fmt = dp.b_fmt;
-    sp.c_fmt = dp.out_fmt == kBinary64 ? kBinary64 : kBinary32;
-    sp.K = dp.k_default;
+    SampleSpec sp = sample_spec_for(dp);
     sp.N = n;
     sp.seed = seed++;
     sp.strategy = mode == 2 ? Strategy::Bits : Strategy::ExpMant;

@@ -100,11 +100,7 @@ uint64_t count_for(const std::string& key, const std::string& strategy) {
 }
 
 std::vector<Sample> random_samples(const Datapath& dp, const std::string& strategy, uint64_t n, uint32_t seed) {
-  SampleSpec sp;
-  sp.a_fmt = dp.a_fmt;
-  sp.b_fmt = dp.b_fmt;
-  sp.c_fmt = dp.out_fmt == kBinary64 ? kBinary64 : kBinary32;
-  sp.K = dp.k_default;
+  SampleSpec sp = sample_spec_for(dp);
   sp.N = n;
   sp.seed = seed;
   sp.strategy = strategy == "bits" ? Strategy::Bits : Strategy::ExpMant;

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "matcore/datapath.hpp"
 #include "matcore/format.hpp"
 
 namespace mc {
@@ -31,6 +32,10 @@ struct SampleSpec {
 /// the same rule -- minimum normal to maximum normal exponent, or minimum subnormal to minimum
 /// normal -- for the others; bf16/tf32/fp32 normal a, b capped at 63 so products stay finite).
 void default_ranges(SampleSpec& s, bool subnormal);
+
+/// The sample set of a datapath: its a/b formats, its k, c stored in binary32 (binary64 for
+/// binary64 output), and the exponent ranges of default_ranges.
+SampleSpec sample_spec_for(const Datapath& dp, bool subnormal = false);
 
 /// One value by exponent-mantissa sampling: s * 2^e rounded (RNE) into f, where
 /// s = (2 - 2^(1-p)) * (u * 2^(1-ubits) - 1) and u is a uniform draw of ubits bits (32 for
