@@ -77,9 +77,11 @@ double model_rate(const Datapath& dp, double secs) {
 
 int main(int argc, char** argv) {
   const double secs = argc > 1 ? std::atof(argv[1]) : 0.3;
+  const std::string only = argc > 2 ? argv[2] : "";  // optional: presets whose name contains this
   std::printf("| preset | variant | k | matcore dots/s/core | native binary32 dots/s/core | ratio |\n");
   std::printf("|---|---|---|---|---|---|\n");
   for (const Datapath& dp : all_presets()) {
+    if (!only.empty() && dp.name().find(only) == std::string::npos) continue;
     const double m = model_rate(dp, secs);
     const double n = native_rate(dp.k_default, secs);
     std::printf("| %s | %s | %d | %.3g | %.3g | 1/%.0f |\n", dp.name().c_str(),

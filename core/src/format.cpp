@@ -50,11 +50,6 @@ bool parse_rounding(const std::string& s, Rounding& out) {
   return false;
 }
 
-int Format::emax() const {
-  const int top = (1 << ebits) - 1;
-  return (enc == Encoding::IEEE ? top - 1 : top) - bias;
-}
-
 uint64_t Format::max_finite_bits() const {
   const uint64_t mmask = (uint64_t{1} << mbits) - 1;
   const uint64_t top = (uint64_t{1} << ebits) - 1;

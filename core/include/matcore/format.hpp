@@ -43,7 +43,10 @@ struct Format {
 
   int width() const { return 1 + ebits + mbits; }
   int emin() const { return 1 - bias; }          ///< exponent of the smallest normal
-  int emax() const;                              ///< exponent of the largest finite
+  int emax() const {                             ///< exponent of the largest finite
+    const int top = (1 << ebits) - 1;
+    return (enc == Encoding::IEEE ? top - 1 : top) - bias;
+  }
   int hex_digits() const { return (width() + 3) / 4; }
   uint64_t max_finite_bits() const;              ///< positive largest finite
   uint64_t inf_bits(bool neg) const;             ///< only for IEEE
