@@ -49,6 +49,7 @@ const char* kUsage =
     "  matcore mfma --arch NAME --instr INSTR --A FILE --B FILE [--C FILE] [--D FILE]\n"
     "  matcore sample (--type TA[,TB] --k K | --arch NAME --type T [--k K]) --n N --out DIR\n"
     "        [--strategy expmant|bits] [--subnormal] [--seed S] [--ea LO,HI] [--eb LO,HI] [--ec LO,HI]\n"
+    "        [--widen]  (fp8/fp16/bf16 values are written in their own format; --widen: as binary32)\n"
     "  matcore run --arch NAME --type T [--out fp32|fp16] [--zero-c] --a FILE --b FILE --c FILE --d OUT\n"
     "        the model as a stand-in device: writes d for every sample\n"
     "  matcore features --arch NAME --type T [--out fp32|fp16] [--variant V] [--k K]\n"
@@ -351,7 +352,7 @@ int cmd_run(int argc, char** argv) {
 
 // ----------------------------------------------------------------------------------- sample
 int cmd_sample(int argc, char** argv) {
-  Args a = parse_args(argc, argv, {"subnormal"},
+  Args a = parse_args(argc, argv, {"subnormal", "widen"},
                       {"type", "arch", "k", "n", "strategy", "seed", "out", "ea", "eb", "ec", "threads"});
   SampleSpec s;
   std::string type = a.need("type");
@@ -390,6 +391,7 @@ int cmd_sample(int argc, char** argv) {
   range("eb", s.eb_lo, s.eb_hi);
   range("ec", s.ec_lo, s.ec_hi);
   const unsigned th = a.has("threads") ? parse_int("threads", a.get("threads"), 1, 1024) : 0;
+  s.native = !a.has("widen");
   const std::string dir = a.need("out");
   write_samples(s, dir, th, true);
   std::printf("wrote %llu samples (k=%d, %s) to %s/{a,b,c}.txt\n", n, s.K, st.c_str(), dir.c_str());

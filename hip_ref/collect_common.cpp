@@ -92,9 +92,11 @@ namespace {
 // containers of xf32 / tf32, whose low bits the hardware ignores) and binary64.
 bool container(Ty t) { return t == Ty::fp32 || t == Ty::xf32 || t == Ty::tf32 || t == Ty::fp64; }
 
-uint64_t to_input(Ty t, uint64_t stored, int width, const std::string& path, size_t sample,
+uint64_t to_input(Ty t, const mc::AbFile& f, size_t i, const std::string& path, size_t sample,
                   int value) {
-  if (container(t)) return stored;
+  const uint64_t stored = f.v[i];
+  const int width = f.width;
+  if (container(t) || f.native_bits) return stored;  // native: the pattern in t itself
   uint64_t v;
   if (mc::ingest_exact(format_of(t), mc::Rounding::RNE, stored, width, &v)) return v;
   return mc::ingest_value(format_of(t), mc::Rounding::RNE, stored, width,
@@ -127,13 +129,12 @@ uint64_t d_to_file(Ty out, uint64_t d) {
 
 Samples read_samples(const Instr& in, const std::string& a, const std::string& b,
                      const std::string& c) {
-  const int w = file_width(in.a);
-  const mc::AbFile A = mc::read_ab_file(a, 0, w);
+  const mc::AbFile A = mc::read_ab_file(a, 0, format_of(in.a));
   if (A.K != in.k)
     throw UsageError(a + ": samples have K = " + std::to_string(A.K) + " values but " + in.name +
                      " has k = " + std::to_string(in.k) + " (sample with matcore sample --k " +
                      std::to_string(in.k) + ")");
-  const mc::AbFile B = mc::read_ab_file(b, A.K, w);
+  const mc::AbFile B = mc::read_ab_file(b, A.K, format_of(in.b));
   const std::vector<uint64_t> C = mc::read_cd_file(c, file_width(in.out));
   const size_t n = A.samples();
   if (B.samples() != n || C.size() != n)
@@ -146,8 +147,8 @@ Samples read_samples(const Instr& in, const std::string& a, const std::string& b
   for (size_t i = 0; i < A.v.size(); ++i) {
     const size_t smp = i / A.K;
     const int val = static_cast<int>(i % A.K);
-    s.a[i] = to_input(in.a, A.v[i], w, a, smp, val);
-    s.b[i] = to_input(in.b, B.v[i], w, b, smp, val);
+    s.a[i] = to_input(in.a, A, i, a, smp, val);
+    s.b[i] = to_input(in.b, B, i, b, smp, val);
   }
   s.c.resize(n);
   for (size_t i = 0; i < n; ++i) s.c[i] = to_acc(in.out, C[i]);

@@ -140,8 +140,8 @@ int cmd_trace(int argc, char** argv) {
   if (o.count("file")) {
     if (o.count("a") || o.count("b") || o.count("c")) throw Usage("trace: give --file or --a/--b/--c, not both");
     const std::string dir = need(o, "file");
-    const AbFile A = read_ab_file(dir + "/a.txt", 0, w);
-    const AbFile B = read_ab_file(dir + "/b.txt", A.K, w);
+    const AbFile A = read_ab_file(dir + "/a.txt", 0, dp.a_fmt);
+    const AbFile B = read_ab_file(dir + "/b.txt", A.K, dp.b_fmt);
     const std::vector<uint64_t> C = read_cd_file(dir + "/c.txt", w);
     std::vector<uint64_t> D;
     if (::access((dir + "/d.txt").c_str(), R_OK) == 0) D = read_cd_file(dir + "/d.txt", cf.width());
@@ -156,8 +156,8 @@ int cmd_trace(int argc, char** argv) {
       sm.index = static_cast<uint32_t>(i);
       for (int k = 0; k < A.K; ++k) {
         const std::string where = dir + "/a.txt:" + std::to_string(i + 1);
-        sm.a.push_back(ingest_value(dp.a_fmt, dp.ingest, A.v[i * A.K + k], w, where));
-        sm.b.push_back(ingest_value(dp.b_fmt, dp.ingest, B.v[i * A.K + k], w, dir + "/b.txt:" + std::to_string(i + 1)));
+        sm.a.push_back(ab_operand(dp.a_fmt, dp.ingest, A, i * A.K + k, where));
+        sm.b.push_back(ab_operand(dp.b_fmt, dp.ingest, B, i * A.K + k, dir + "/b.txt:" + std::to_string(i + 1)));
       }
       sm.c = w == 64 ? C[i] : c_from_binary32(dp, C[i]);
       if (i < D.size()) { sm.has_d = true; sm.d = D[i]; }

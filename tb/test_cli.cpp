@@ -189,3 +189,44 @@ TEST(Cli, CheckTableRunsThePaperVectors) {
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(last_line(r.out), "264 passed, 0 failed");
 }
+
+TEST(Cli, SampleRunValidateNativeAndWidened) {
+  const std::string dir = ::testing::TempDir() + "/cli_sample";
+  CliRun r = run("sample --arch mi300x --type fp16 --n 3000 --out " + dir);
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::ifstream in(dir + "/a.txt");
+  std::string header, first;
+  std::getline(in, header);
+  std::getline(in, first);
+  EXPECT_NE(header.find("values=native"), std::string::npos) << header;
+  EXPECT_EQ(first.size(), 16u * 5 - 1) << first;  // 16 binary16 patterns of 4 hex digits
+  const std::string files = " --a " + dir + "/a.txt --b " + dir + "/b.txt --c " + dir + "/c.txt --d " + dir + "/d.txt";
+  r = run("run --arch mi300x --type fp16" + files);
+  ASSERT_EQ(r.status, 0) << r.out;
+  r = run("validate --arch mi300x --type fp16" + files);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(last_line(r.out), "samples=3000 mismatches=0 p_upper=0.00459");  // 1 - 10^-6^(1/3001)
+  // the same samples widened to binary32 (the hwdata form) give the same d
+  const std::string wdir = ::testing::TempDir() + "/cli_sample_w";
+  r = run("sample --arch mi300x --type fp16 --n 3000 --widen --out " + wdir);
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::ifstream win(wdir + "/a.txt");
+  std::getline(win, header);
+  std::getline(win, first);
+  EXPECT_EQ(first.size(), 16u * 9 - 1) << first;
+  r = run("validate --arch mi300x --type fp16 --a " + wdir + "/a.txt --b " + wdir + "/b.txt --c " + wdir +
+          "/c.txt --d " + dir + "/d.txt");
+  EXPECT_EQ(r.status, 0) << r.out;
+  // one file mixes the two forms: an error naming the line and the value
+  const std::string mixed = tmp("mixed.txt", "3c00 3c00\n3f800000 3c00\n");
+  const std::string b2 = tmp("b2.txt", "3c00 3c00\n3c00 3c00\n");
+  const std::string c2 = tmp("c2.txt", "00000000\n00000000\n");
+  r = run("validate --arch mi300x --type fp16 --a " + mixed + " --b " + b2 + " --c " + c2 + " --d " + c2);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("mixed.txt:2: value 1: '3f800000' is not 4 hex digits (binary16 itself"), std::string::npos)
+      << r.out;
+  // native patterns of the wrong width for the type: fp8 needs 2 digits
+  r = run("validate --arch mi300x --type e4m3fnuz --k 2 --a " + b2 + " --b " + b2 + " --c " + c2 + " --d " + c2);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("b2.txt:1: value 1: '3c00' is not 8 hex digits"), std::string::npos) << r.out;
+}

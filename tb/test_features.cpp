@@ -252,7 +252,7 @@ TEST(FeatureFiles, RoundTrip) {
     // The device's side: read a/b/c back as any collector would, run, write d.
     Datapath run = dp;
     const int w = dp.a_fmt == kBinary64 ? 64 : 32;
-    const AbFile A = read_ab_file(dir + "/a.txt", v.K, w), B = read_ab_file(dir + "/b.txt", v.K, w);
+    const AbFile A = read_ab_file(dir + "/a.txt", v.K, dp.a_fmt), B = read_ab_file(dir + "/b.txt", v.K, dp.b_fmt);
     const auto C = read_cd_file(dir + "/c.txt", w);
     ASSERT_EQ(C.size(), v.size());
     std::vector<uint64_t> d;

@@ -7,6 +7,7 @@
 #include <random>
 #include <sstream>
 
+#include "matcore/mt19937.hpp"
 #include "matcore/presets.hpp"
 #include "matcore/sample.hpp"
 #include "matcore/stats.hpp"
@@ -23,6 +24,14 @@ std::string slurp(const std::string& p) {
   return ss.str();
 }
 double rel(double a, double b) { return std::fabs(a - b) / b; }
+/// n samples of the preset's type (its k, normal ranges, seed 0) written to TempDir()/name.
+std::string sampled(const Datapath& dp, uint64_t n, const std::string& name) {
+  SampleSpec s = sample_spec_for(dp);
+  s.N = n;
+  const std::string d = ::testing::TempDir() + "/" + name;
+  write_samples(s, d, 2);
+  return d;
+}
 }  // namespace
 
 TEST(Bound, ReproducesTable2) {
@@ -121,11 +130,11 @@ TEST(Sampling, ExponentsAndValuesStayInRange) {
   default_ranges(s, false);
   const std::string d = ::testing::TempDir() + "/r";
   write_samples(s, d, 2);
-  const AbFile a = read_ab_file(d + "/a.txt", 32, 32);
+  const AbFile a = read_ab_file(d + "/a.txt", 32, kE4M3Fnuz);
+  EXPECT_EQ(a.native_bits, 8);  // written as the fp8 patterns themselves (2 hex digits)
   int seen_hi = -1000, seen_lo = 1000;
-  for (uint64_t v : a.v) {
-    uint64_t n;
-    ASSERT_TRUE(ingest_exact(kE4M3Fnuz, Rounding::RNE, v, 32, &n)) << std::hex << v;  // representable
+  for (uint64_t n : a.v) {
+    ASSERT_LT(n, 256u);
     const Unpacked u = decode(kE4M3Fnuz, n);
     if (u.cls == Class::Normal) { seen_hi = std::max(seen_hi, u.exp); seen_lo = std::min(seen_lo, u.exp); }
   }
@@ -142,8 +151,17 @@ TEST(Sampling, BitSamplingNeverDrawsInfOrNaN) {
     s.N = 4000;
     s.strategy = Strategy::Bits;
     const std::string d = ::testing::TempDir() + "/bits_" + f->name;
+    write_samples(s, d + "n", 2);
+    s.native = false;  // widened to binary32, as in the hwdata files
     write_samples(s, d, 2);
-    const AbFile a = read_ab_file(d + "/a.txt", 8, 32);
+    const AbFile a = read_ab_file(d + "/a.txt", 8, *f);
+    EXPECT_EQ(a.native_bits, 0);
+    // the same draws written in the format itself: the same operands
+    const AbFile an = read_ab_file(d + "n/a.txt", 8, *f);
+    EXPECT_EQ(an.native_bits, f->width());
+    ASSERT_EQ(an.v.size(), a.v.size());
+    for (size_t i = 0; i < a.v.size(); ++i)
+      ASSERT_EQ(ab_operand(*f, Rounding::RNE, an, i, "n"), ab_operand(*f, Rounding::RNE, a, i, "w")) << i;
     size_t neg = 0, sub = 0;
     for (uint64_t v : a.v) {
       const Unpacked u = decode(kBinary32, v);
@@ -163,10 +181,7 @@ TEST(Sampling, ModelRoundTripThroughFiles) {
   // sample -> the model writes d (stand-in device) -> validate: zero mismatches; one corrupted
   // d line gives exactly one mismatch at that line.
   const Datapath dp = find_preset("mi300x", "e4m3fnuz,e5m2fnuz");
-  SampleSpec s = sample_spec_for(dp);
-  s.N = 5000;
-  const std::string d = ::testing::TempDir() + "/rt";
-  write_samples(s, d, 2);
+  const std::string d = sampled(dp, 5000, "rt");
   stream_files(dp, d + "/a.txt", d + "/b.txt", d + "/c.txt", "", d + "/d.txt", 0, false, 2, 0, false);
   StreamResult r = validate_files(dp, d + "/a.txt", d + "/b.txt", d + "/c.txt", d + "/d.txt");
   EXPECT_EQ(r.n, 5000u);
@@ -178,4 +193,159 @@ TEST(Sampling, ModelRoundTripThroughFiles) {
   ASSERT_EQ(r.mismatches, 1u);
   EXPECT_EQ(r.first[0].index, 1234u);
   EXPECT_EQ(r.first[0].line, 1236u);  // one header line in the a file
+}
+
+// ------------------------------------------------------------------------------------------
+// The random stream and the files are those of the definition, checked against independent
+// implementations: std::mt19937 itself, the general 128-bit rounder, r % span.
+
+TEST(Sampling, BlockMersenneTwisterIsStdMt19937) {
+  for (uint32_t seed : {0u, 1u, 5489u, 0xdeadbeefu}) {
+    std::mt19937 ref(seed);
+    Mt19937 g(seed);
+    for (int i = 0; i < 200000; ++i) ASSERT_EQ(g(), ref()) << "seed " << seed << " word " << i;
+    std::vector<uint32_t> block(3000);  // generate() continues the same stream
+    g.generate(block.data(), block.size());
+    for (size_t i = 0; i < block.size(); ++i) ASSERT_EQ(block[i], ref()) << "seed " << seed;
+  }
+}
+
+namespace {
+/// Algorithm 3 written out directly on std::mt19937 (the reference for the sample files).
+struct RefDraw {
+  std::mt19937 g;
+  explicit RefDraw(uint32_t seed) : g(seed) {}
+  int uniform(int lo, int hi) {
+    const uint32_t span = static_cast<uint32_t>(hi - lo) + 1u;
+    const uint32_t lim = UINT32_MAX - UINT32_MAX % span;
+    uint32_t r;
+    do r = static_cast<uint32_t>(g()); while (r >= lim);
+    return lo + static_cast<int>(r % span);
+  }
+  uint64_t value(const Format& f, int lo, int hi) {
+    const int e = uniform(lo, hi);
+    if (f.mbits + 1 > 24) {
+      const uint64_t a = g() >> 5, b = g() >> 6;
+      return draw_expmant_exact(f, e, (a << 26) | b, 53);
+    }
+    return draw_expmant_exact(f, e, g(), 32);
+  }
+};
+}  // namespace
+
+TEST(Sampling, FilesAreAlgorithm3OnTheStdMt19937Stream) {
+  struct Case { const char* arch; const char* type; };
+  for (const Case& cs : {Case{"mi300x", "fp16"}, Case{"mi300x", "e4m3fnuz,e5m2fnuz"},
+                         Case{"mi300x", "fp64"}, Case{"mi250", "bf16"}, Case{"a100", "tf32"}}) {
+    for (bool sub : {false, true}) {  // the normal and the subnormal ranges of section 5.1
+      const Datapath dp = find_preset(cs.arch, cs.type);
+      SampleSpec s = sample_spec_for(dp, sub);
+      s.N = 2500;  // several chunks for the k = 32 types
+      s.seed = 7;
+      const std::string d = ::testing::TempDir() + "/alg3_" + std::string(cs.arch) + dp.a_fmt.name +
+                            dp.b_fmt.name + (sub ? "_sub" : "");
+      write_samples(s, d, 2);
+      const AbFile A = read_ab_file(d + "/a.txt", s.K, s.a_fmt), B = read_ab_file(d + "/b.txt", s.K, s.b_fmt);
+      const std::vector<uint64_t> C = read_cd_file(d + "/c.txt", stored_width(s.c_fmt));
+      ASSERT_EQ(A.samples(), s.N);
+      EXPECT_EQ(A.native_bits, native_digits(s.a_fmt) * 4) << cs.type;
+      RefDraw ref(7);
+      for (uint64_t i = 0; i < s.N; ++i) {
+        for (int k = 0; k < s.K; ++k)
+          ASSERT_EQ(ab_operand(s.a_fmt, dp.ingest, A, i * s.K + k, "a"), ref.value(s.a_fmt, s.ea_lo, s.ea_hi))
+              << cs.type << " sample " << i << " a" << k;
+        for (int k = 0; k < s.K; ++k)
+          ASSERT_EQ(ab_operand(s.b_fmt, dp.ingest, B, i * s.K + k, "b"), ref.value(s.b_fmt, s.eb_lo, s.eb_hi))
+              << cs.type << " sample " << i << " b" << k;
+        ASSERT_EQ(C[i], ref.value(s.c_fmt, s.ec_lo, s.ec_hi)) << cs.type << " sample " << i << " c";
+      }
+    }
+  }
+}
+
+TEST(Sampling, NativeAndWidenedFilesValidateAlike) {
+  // The same samples written both ways; the fast (fixed-width, mapped) engine and the general
+  // engine (forced by a comment line in the middle of the a file) give the same results,
+  // mismatch positions included.
+  const Datapath dp = find_preset("mi300x", "fp16");
+  SampleSpec s = sample_spec_for(dp);
+  s.N = 20000;
+  const std::string dn = ::testing::TempDir() + "/nat", dw = ::testing::TempDir() + "/wid";
+  write_samples(s, dn, 2);
+  s.native = false;
+  write_samples(s, dw, 2);
+  const auto body = [&](const std::string& f) { const std::string t = slurp(f); return t.substr(t.find('\n')); };
+  EXPECT_EQ(body(dn + "/c.txt"), body(dw + "/c.txt"));  // the header says values=native / widened
+  EXPECT_LT(slurp(dn + "/a.txt").size() * 17 / 10, slurp(dw + "/a.txt").size());  // 5 vs 9 bytes a value
+  stream_files(dp, dn + "/a.txt", dn + "/b.txt", dn + "/c.txt", "", dn + "/d.txt", 0, false, 2, 0, false);
+  stream_files(dp, dw + "/a.txt", dw + "/b.txt", dw + "/c.txt", "", dw + "/d.txt", 0, false, 1, 0, false);
+  EXPECT_EQ(slurp(dn + "/d.txt"), slurp(dw + "/d.txt"));
+  // d from the in-memory model, sample by sample
+  const SampleSet set = load_sample_set(dp, dn + "/a.txt", dn + "/b.txt", dn + "/c.txt", dn + "/d.txt");
+  const std::vector<uint64_t> got = run_samples(dp, set, 2);
+  EXPECT_TRUE(mismatches(set, got).empty());
+  EXPECT_EQ(set.d, read_cd_file(dw + "/d.txt", 32));
+  // three wrong d values
+  std::vector<uint64_t> dv = set.d;
+  for (size_t i : {17u, 9000u, 19999u}) dv[i] ^= 0x10;
+  write_cd_file(dn + "/dbad.txt", dv, 32);
+  // the general engine: a comment line in the middle of a copy of the a file
+  std::string a = slurp(dn + "/a.txt");
+  const size_t cut = a.find('\n', a.size() / 2) + 1;
+  a.insert(cut, "# a comment in the middle\n");
+  std::ofstream(dn + "/a2.txt") << a;
+  for (const char* fa : {"/a.txt", "/a2.txt"}) {
+    for (unsigned th : {1u, 2u, 3u}) {
+      const StreamResult r = validate_files(dp, dn + fa, dn + "/b.txt", dn + "/c.txt", dn + "/dbad.txt", 0,
+                                            false, th, 10, false);
+      EXPECT_EQ(r.n, 20000u);
+      ASSERT_EQ(r.mismatches, 3u) << fa << " threads " << th;
+      EXPECT_EQ(r.first[0].index, 17u);
+      EXPECT_EQ(r.first[0].line, 19u);  // one header line
+      EXPECT_EQ(r.first[1].index, 9000u);
+      EXPECT_EQ(r.first[2].index, 19999u);
+      EXPECT_EQ(r.first[2].line, std::string(fa) == "/a2.txt" ? 20002u : 20001u);
+      EXPECT_EQ(r.first[2].got, set.d[19999]);
+      EXPECT_EQ(r.first[2].want, set.d[19999] ^ 0x10);
+    }
+  }
+}
+
+TEST(Sampling, MalformedLinesInLargeFilesNameTheLine) {
+  // Files that look fixed-width but are not: the error names the file, line and field.
+  const Datapath dp = find_preset("mi300x", "fp16");
+  const std::string d = sampled(dp, 5000, "mal");
+  const std::string a = slurp(d + "/a.txt");
+  auto expect_error = [&](std::string text, const std::string& where) {
+    std::ofstream(d + "/x.txt") << text;
+    try {
+      validate_files(dp, d + "/x.txt", d + "/b.txt", d + "/c.txt", d + "/c.txt", 0, false, 2, 10, false);
+      ADD_FAILURE() << "no error for " << where;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(where), std::string::npos) << e.what();
+    }
+  };
+  const size_t line3000 = [&] {  // offset of line 3000 (the header is line 1)
+    size_t at = 0;
+    for (int i = 1; i < 3000; ++i) at = a.find('\n', at) + 1;
+    return at;
+  }();
+  std::string t = a;
+  t[line3000 + 5] = 'g';  // value 2 of line 3000
+  expect_error(t, "x.txt:3000: value 2: 'g");
+  t = a;
+  t.replace(line3000 + 5, 4, "3c000");  // 5 digits: a different line length
+  expect_error(t, "x.txt:3000: value 2");
+  t = a;
+  t.replace(line3000, 4, "7c00");  // +Inf: fine for fp16 ...
+  std::ofstream(d + "/inf.txt") << t;
+  const StreamResult r = validate_files(dp, d + "/inf.txt", d + "/b.txt", d + "/c.txt", d + "/c.txt", 0, false, 2, 0, false);
+  EXPECT_EQ(r.n, 5000u);
+  t = a;
+  t.replace(line3000, 4, "3f800000");  // a widened value in a native file
+  expect_error(t, "x.txt:3000: value 1: '3f800000' is not 4 hex digits (binary16 itself");
+  // no final newline: not a fixed-width grid, but a valid file for the general engine
+  std::ofstream(d + "/nonl.txt") << a.substr(0, a.size() - 1);
+  EXPECT_EQ(validate_files(dp, d + "/nonl.txt", d + "/b.txt", d + "/c.txt", d + "/c.txt", 0, false, 2, 0, false).n,
+            5000u);
 }

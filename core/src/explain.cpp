@@ -232,8 +232,8 @@ std::vector<ExplainSample> parse_mismatch_list(const Datapath& dp, std::istream&
 std::vector<ExplainSample> load_dir_samples(const Datapath& dp, const std::string& dir,
                                             const std::vector<uint64_t>& idx, bool need_d) {
   const int w = dp.a_fmt == kBinary64 ? 64 : 32;
-  const AbFile A = read_ab_file(dir + "/a.txt", 0, w);
-  const AbFile B = read_ab_file(dir + "/b.txt", A.K, w);
+  const AbFile A = read_ab_file(dir + "/a.txt", 0, dp.a_fmt);
+  const AbFile B = read_ab_file(dir + "/b.txt", A.K, dp.b_fmt);
   const std::vector<uint64_t> C = read_cd_file(dir + "/c.txt", w);
   std::vector<uint64_t> D;
   const std::string dpath = dir + "/d.txt";
@@ -246,8 +246,8 @@ std::vector<ExplainSample> load_dir_samples(const Datapath& dp, const std::strin
     ExplainSample s;
     s.index = i;
     for (int k = 0; k < A.K; ++k) {
-      s.a.push_back(ingest_value(dp.a_fmt, dp.ingest, A.v[i * A.K + k], w, dir + "/a.txt:" + std::to_string(i + 1)));
-      s.b.push_back(ingest_value(dp.b_fmt, dp.ingest, B.v[i * A.K + k], w, dir + "/b.txt:" + std::to_string(i + 1)));
+      s.a.push_back(ab_operand(dp.a_fmt, dp.ingest, A, i * A.K + k, dir + "/a.txt:" + std::to_string(i + 1)));
+      s.b.push_back(ab_operand(dp.b_fmt, dp.ingest, B, i * A.K + k, dir + "/b.txt:" + std::to_string(i + 1)));
     }
     s.c = w == 64 ? C[i] : c_from_binary32(dp, C[i]);
     if (i < D.size()) s.observed = D[i];

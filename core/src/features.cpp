@@ -2418,7 +2418,6 @@ std::string format_feature_table(const DetectedFeatures& f) {
 // --- files ------------------------------------------------------------------------------------
 
 namespace {
-int stored_width(const Format& f) { return f == kBinary64 ? 64 : 32; }
 uint64_t widen_input(const Format& f, uint64_t bits) {
   if (f == kBinary64 || f == kBinary32) return bits;
   return convert(f, bits, kBinary32, Rounding::RNE);

@@ -8,10 +8,12 @@
 #include <cstdio>
 #include <random>
 #include <stdexcept>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <thread>
 #include <vector>
 
+#include "matcore/mt19937.hpp"
 #include "matcore/vectors.hpp"
 
 namespace mc {
@@ -49,19 +51,32 @@ SampleSpec sample_spec_for(const Datapath& dp, bool subnormal) {
 
 namespace {
 
-/// Uniform integer in [lo, hi] from 32-bit draws (rejection: no modulo bias).
-int uniform_int(std::mt19937& g, int lo, int hi) {
-  const uint32_t span = static_cast<uint32_t>(hi - lo) + 1u;
-  if (span == 0) return lo + static_cast<int>(g());
-  const uint32_t lim = UINT32_MAX - UINT32_MAX % span;
-  uint32_t r;
-  do r = g(); while (r >= lim);
-  return lo + static_cast<int>(r % span);
-}
+/// Uniform integer in [lo, hi] from 32-bit draws (rejection: no modulo bias): a draw r below
+/// lim = 2^32-1 - (2^32-1) mod span is kept and gives lo + r mod span. The remainder is computed
+/// by multiplication (Lemire's fastmod), the same number as r % span.
+struct UniformInt {
+  int lo;
+  uint32_t span, lim;
+  uint64_t magic;
+  UniformInt(int l, int hi) : lo(l) {
+    span = static_cast<uint32_t>(hi - lo) + 1u;
+    lim = span ? UINT32_MAX - UINT32_MAX % span : UINT32_MAX;
+    magic = span ? UINT64_MAX / span + 1 : 0;
+  }
+  uint32_t mod(uint32_t r) const {
+    return static_cast<uint32_t>((static_cast<u128>(magic * r) * span) >> 64);
+  }
+  int operator()(Mt19937& g) const {
+    if (span == 0) return lo + static_cast<int>(g());  // the full 32-bit range
+    uint32_t r;
+    do r = g(); while (r >= lim);
+    return lo + static_cast<int>(span == 1 ? 0 : mod(r));
+  }
+};
 
 const Format& stored_of(const Format& f) { return f.width() > 32 ? kBinary64 : kBinary32; }
 
-uint64_t draw_bits(const Format& f, std::mt19937& g) {
+uint64_t draw_bits(const Format& f, Mt19937& g) {
   const int w = f.width();
   for (;;) {
     uint64_t v = g();
@@ -84,14 +99,28 @@ uint64_t draw_bits(const Format& f, std::mt19937& g) {
 }  // namespace
 
 namespace {
+/// The constants of a format that the sampling hot path needs, read once (plain integers).
+struct FmtConst {
+  int mbits, emin, emax, bias, width;
+  bool fnuz, fn, has_inf;
+  uint64_t mmask, inf_pos, inf_neg, nan_pos, nan_neg, sign_bit;
+  explicit FmtConst(const Format& f)
+      : mbits(f.mbits), emin(f.emin()), emax(f.emax()), bias(f.bias), width(f.width()),
+        fnuz(f.enc == Encoding::FNUZ), fn(f.enc == Encoding::FN), has_inf(f.has_inf()),
+        mmask((uint64_t{1} << f.mbits) - 1), inf_pos(f.has_inf() ? f.inf_bits(false) : 0),
+        inf_neg(f.has_inf() ? f.inf_bits(true) : 0), nan_pos(f.qnan_bits(false)),
+        nan_neg(f.qnan_bits(true)), sign_bit(uint64_t{1} << (f.width() - 1)) {}
+  uint64_t zero(bool sign) const { return sign && !fnuz ? sign_bit : 0; }
+};
+
 /// RNE of (-1)^sign * mag * 2^lsb into f, for mag < 2^62 (the sampling hot path; the same
 /// result as round_to_format, which the tests check).
-uint64_t round_small(const Format& f, bool sign, uint64_t mag, int lsb) {
-  if (mag == 0) return zero_bits(f, sign);
+inline uint64_t round_small(const FmtConst& f, bool sign, uint64_t mag, int lsb) {
+  if (mag == 0) return f.zero(sign);
   const int msb = 63 - __builtin_clzll(mag);
   int e = lsb + msb;
   bool sub = false;
-  if (e < f.emin()) { e = f.emin(); sub = true; }
+  if (e < f.emin) { e = f.emin; sub = true; }
   const int q = e - f.mbits;
   const int sh = q - lsb;
   uint64_t kept;
@@ -107,14 +136,23 @@ uint64_t round_small(const Format& f, bool sign, uint64_t mag, int lsb) {
   }
   if (kept >> (f.mbits + 1)) { kept >>= 1; ++e; }
   if (sub && (kept >> f.mbits)) sub = false;
-  if (kept == 0) return zero_bits(f, sign);
-  const uint64_t mmask = (uint64_t{1} << f.mbits) - 1;
-  const bool fn_nan = f.enc == Encoding::FN && e == f.emax() && (kept & mmask) == mmask;
-  if (e > f.emax() || fn_nan) return f.has_inf() ? f.inf_bits(sign) : f.qnan_bits(sign);
+  if (kept == 0) return f.zero(sign);
+  const bool fn_nan = f.fn && e == f.emax && (kept & f.mmask) == f.mmask;
+  if (e > f.emax || fn_nan) return f.has_inf ? (sign ? f.inf_neg : f.inf_pos) : (sign ? f.nan_neg : f.nan_pos);
   const uint64_t E = sub ? 0 : static_cast<uint64_t>(e + f.bias);
-  return (static_cast<uint64_t>(sign) << (f.width() - 1)) | (E << f.mbits) | (kept & mmask);
+  return (sign ? f.sign_bit : 0) | (E << f.mbits) | (kept & f.mmask);
 }
 
+/// draw_expmant for 32-bit significand draws (formats of at most 24 bits of precision).
+inline uint64_t draw_expmant32(const FmtConst& f, int e, uint32_t u) {
+  const int64_t centred = static_cast<int64_t>(u) - (int64_t{1} << 31);
+  const uint64_t m = static_cast<uint64_t>(centred < 0 ? -centred : centred);
+  const int p = f.mbits + 1;
+  return round_small(f, centred < 0, (m << p) - m, e + 1 - p - 31);
+}
+}  // namespace
+
+namespace {
 /// Exact widening of a finite or special pattern of f to binary32 (f at most 32 bits wide).
 uint32_t widen32(const Format& f, uint64_t bits) {
   if (f == kBinary32) return static_cast<uint32_t>(bits);
@@ -130,17 +168,20 @@ uint32_t widen32(const Format& f, uint64_t bits) {
   uint64_t sig = u.sig;
   const int top = 63 - __builtin_clzll(sig);
   lead -= u.mbits - top;  // exponent of the leading one
+  if (lead < -126)        // a binary32 subnormal (bf16, tf32 subnormals): units of 2^-149
+    return s | static_cast<uint32_t>(sig << (u.exp - u.mbits + 149));
   sig <<= (23 - top);     // 24-bit significand with the leading one at bit 23 (exact)
   return s | (static_cast<uint32_t>(lead + 127) << 23) | static_cast<uint32_t>(sig & 0x7FFFFF);
 }
 }  // namespace
 
 uint64_t draw_expmant(const Format& f, int e, uint64_t u, int ubits) {
+  if (ubits == 32 && f.mbits + 1 <= 24) return draw_expmant32(FmtConst(f), e, static_cast<uint32_t>(u));
   if (ubits <= 32) {
     const int64_t centred = static_cast<int64_t>(u) - (int64_t{1} << (ubits - 1));
     const uint64_t m = static_cast<uint64_t>(centred < 0 ? -centred : centred);
     const int p = f.mbits + 1;
-    return round_small(f, centred < 0, m * ((uint64_t{1} << p) - 1), e + 1 - p - (ubits - 1));
+    return round_small(FmtConst(f), centred < 0, m * ((uint64_t{1} << p) - 1), e + 1 - p - (ubits - 1));
   }
   return draw_expmant_exact(f, e, u, ubits);
 }
@@ -169,11 +210,6 @@ struct Raw {  // the random draws of one value: exponent and significand draw, o
 /// Significand draw: 32 bits for formats of at most 24 bits of precision, 53 bits (two draws,
 /// as genrand_res53) for binary64.
 int sig_bits(const Format& f) { return f.mbits + 1 > 24 ? 53 : 32; }
-uint64_t draw_sig(std::mt19937& g, int bits) {
-  if (bits == 32) return g();
-  const uint64_t a = g() >> 5, b = g() >> 6;
-  return (a << 26) | b;
-}
 
 
 }  // namespace
@@ -185,13 +221,15 @@ struct Widener {
   const Format& f;
   const Format& st;
   std::vector<uint32_t> table;
-  Widener(const Format& from, const Format& to) : f(from), st(to) {
+  bool same;
+  Widener(const Format& from, const Format& to) : f(from), st(to), same(from == to) {
     if (f.width() <= 16 && st.width() == 32) {
       table.resize(size_t{1} << f.width());
       for (size_t i = 0; i < table.size(); ++i) table[i] = widen32(f, i);
     }
   }
   uint64_t operator()(uint64_t v) const {
+    if (same) return v;
     if (!table.empty()) return table[v];
     if (f == st) return v;
     return st.width() == 32 ? widen32(f, v) : convert(f, v, st, Rounding::RNE);
@@ -217,6 +255,96 @@ inline char* put_hex_fast(char* p, uint64_t v, int digits) {
 
 }  // namespace
 
+namespace {
+
+/// Words of the random stream in blocks (the draw loop keeps its position in registers).
+struct WordSource {
+  Mt19937& g;
+  uint32_t buf[4096];
+  size_t pos = 0, end = 0;  ///< buf[pos..end) are the next words of the stream
+  explicit WordSource(Mt19937& gen) : g(gen) {}
+};
+
+/// Exponent and significand draws of one operand (Algorithm 3).
+struct ExpDraw {
+  UniformInt x;
+  int ubits;
+  ExpDraw(const UniformInt& xi, int u) : x(xi), ubits(u) {}
+};
+
+/// How the values of one file are made and written (copied into locals by put_lines).
+struct LineCfg {
+  const Format* f;
+  FmtConst k;
+  int ubits, digits;
+  bool bits;          ///< bit sampling: the draw is the pattern
+  bool same;          ///< written in the drawn format itself
+  const uint32_t* table;  ///< widening table (formats of at most 16 bits), or null
+  const Widener* wd;
+  LineCfg(const Format& fmt, const Widener& w, int u, int d, bool b)
+      : f(&fmt), k(fmt), ubits(u), digits(d), bits(b), same(w.same),
+        table(w.table.empty() ? nullptr : w.table.data()), wd(&w) {}
+};
+
+/// n lines of K values each (raw draws at r, r + stride, ...), values separated by `sep` and
+/// lines ended by '\n'. Returns the end of the text.
+char* put_lines(char* q, const Raw* r, uint64_t n, size_t stride, int K, const LineCfg& cfg, char sep) {
+  const LineCfg c = cfg;
+  const FmtConst k = c.k;
+  const bool fast = !c.bits && c.ubits == 32 && c.f->mbits + 1 <= 24;
+  for (uint64_t i = 0; i < n; ++i, r += stride) {
+    for (int j = 0; j < K; ++j) {
+      uint64_t v = c.bits ? r[j].u
+                   : fast ? draw_expmant32(k, r[j].e, static_cast<uint32_t>(r[j].u))
+                          : draw_expmant(*c.f, r[j].e, r[j].u, c.ubits);
+      v = c.same ? v : c.table ? c.table[v] : (*c.wd)(v);
+      q = put_hex_fast(q, v, c.digits);
+      *q++ = sep;
+    }
+    q[-1] = '\n';
+  }
+  return q;
+}
+
+/// Draws n samples (K a values, K b values, c) from the stream into r, in file order.
+void draw_expmant_raw(WordSource& src, Raw* r, uint64_t n, int K, const ExpDraw& A, const ExpDraw& B,
+                      const ExpDraw& C) {
+  const uint32_t* wp = src.buf + src.pos;  // local copies: nothing written below can alias them
+  const uint32_t* we = src.buf + src.end;
+  auto word = [&]() -> uint32_t {
+    if (wp == we) {
+      src.g.generate(src.buf, 4096);
+      wp = src.buf;
+      we = src.buf + 4096;
+    }
+    return *wp++;
+  };
+  const UniformInt xa = A.x, xb = B.x, xc = C.x;
+  const int ua = A.ubits, ub = B.ubits, uc = C.ubits;
+  auto expo = [&](const UniformInt& x) -> int {
+    if (x.span == 0) return x.lo + static_cast<int>(word());  // the full 32-bit range
+    uint32_t w;
+    do w = word(); while (w >= x.lim);
+    return x.lo + static_cast<int>(x.span == 1 ? 0 : x.mod(w));
+  };
+  auto sig = [&](int ubits) -> uint64_t {
+    if (ubits == 32) return word();
+    const uint64_t hi = word() >> 5, lo = word() >> 6;  // 53 bits, as genrand_res53
+    return (hi << 26) | lo;
+  };
+  for (uint64_t i = 0; i < n; ++i) {
+    for (int j = 0; j < K; ++j) { const int e = expo(xa); *r++ = Raw{e, sig(ua)}; }
+    for (int j = 0; j < K; ++j) { const int e = expo(xb); *r++ = Raw{e, sig(ub)}; }
+    const int e = expo(xc);
+    *r++ = Raw{e, sig(uc)};
+  }
+  // words of the block not used yet are the next call's first words
+  src.pos = static_cast<size_t>(wp - src.buf);
+  src.end = static_cast<size_t>(we - src.buf);
+}
+
+}  // namespace
+
 uint64_t write_samples(const SampleSpec& s, const std::string& dir, unsigned threads,
                        bool progress) {
   if (s.K < 1) throw std::invalid_argument("sample: k must be positive");
@@ -224,127 +352,136 @@ uint64_t write_samples(const SampleSpec& s, const std::string& dir, unsigned thr
   if (s.ea_lo > s.ea_hi || s.eb_lo > s.eb_hi || s.ec_lo > s.ec_hi)
     throw std::invalid_argument("sample: empty exponent range");
   ::mkdir(dir.c_str(), 0777);
-  const std::string pa = dir + "/a.txt", pb = dir + "/b.txt", pc = dir + "/c.txt";
-  std::FILE* fa = std::fopen(pa.c_str(), "w");
-  std::FILE* fb = std::fopen(pb.c_str(), "w");
-  std::FILE* fc = std::fopen(pc.c_str(), "w");
-  if (!fa || !fb || !fc) throw InputError(dir + ": cannot create a.txt/b.txt/c.txt");
-  char hdr[256];
-  std::snprintf(hdr, sizeof hdr,
-                "# matcore sample a=%s b=%s k=%d n=%llu strategy=%s seed=%u ea=[%d,%d] eb=[%d,%d] ec=[%d,%d]\n",
-                s.a_fmt.name.c_str(), s.b_fmt.name.c_str(), s.K, static_cast<unsigned long long>(s.N),
-                s.strategy == Strategy::Bits ? "bits" : "expmant", s.seed, s.ea_lo, s.ea_hi, s.eb_lo,
-                s.eb_hi, s.ec_lo, s.ec_hi);
-  for (std::FILE* f : {fa, fb, fc}) std::fputs(hdr, f);
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  std::mt19937 g(s.seed);
-  const Format &sa = stored_of(s.a_fmt), &sb = stored_of(s.b_fmt), &sc = stored_of(s.c_fmt);
+
+  // Every value of a file has the same number of hex digits, so every line of a file has the
+  // same length and sample i starts at byte header + i * line: the workers write their parts
+  // at those offsets themselves (pwrite), in parallel, while the main thread draws the next
+  // chunk of the random stream.
+  const bool na = s.native && native_digits(s.a_fmt) > 0, nb = s.native && native_digits(s.b_fmt) > 0;
+  const Format &sa = na ? s.a_fmt : stored_of(s.a_fmt), &sb = nb ? s.b_fmt : stored_of(s.b_fmt),
+               &sc = stored_of(s.c_fmt);
   const Widener wa(s.a_fmt, sa), wb(s.b_fmt, sb), wc(s.c_fmt, sc);
   const int da = sa.width() / 4, db = sb.width() / 4, dc = sc.width() / 4;
+  char hdr[320];
+  std::snprintf(hdr, sizeof hdr,
+                "# matcore sample a=%s b=%s k=%d n=%llu strategy=%s seed=%u ea=[%d,%d] eb=[%d,%d] ec=[%d,%d] values=%s\n",
+                s.a_fmt.name.c_str(), s.b_fmt.name.c_str(), s.K, static_cast<unsigned long long>(s.N),
+                s.strategy == Strategy::Bits ? "bits" : "expmant", s.seed, s.ea_lo, s.ea_hi, s.eb_lo,
+                s.eb_hi, s.ec_lo, s.ec_hi, na || nb ? "native" : "widened");
+  const size_t hlen = std::strlen(hdr);
+  const size_t la = static_cast<size_t>(s.K) * (da + 1), lb = static_cast<size_t>(s.K) * (db + 1),
+               lc = static_cast<size_t>(dc + 1);
+  struct Out {
+    std::string path;
+    int fd = -1;
+    ~Out() { if (fd >= 0) ::close(fd); }
+  } out[3];
+  const char* names[3] = {"/a.txt", "/b.txt", "/c.txt"};
+  for (int i = 0; i < 3; ++i) {
+    out[i].path = dir + names[i];
+    out[i].fd = ::open(out[i].path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (out[i].fd < 0) throw InputError(dir + ": cannot create a.txt/b.txt/c.txt");
+  }
+  auto put = [&](int i, const char* p, size_t n, uint64_t off) {
+    while (n) {
+      const ssize_t w = ::pwrite(out[i].fd, p, n, static_cast<off_t>(off));
+      if (w <= 0) throw InputError(out[i].path + ": write failed (disk full?)");
+      p += w, n -= static_cast<size_t>(w), off += static_cast<uint64_t>(w);
+    }
+  };
+  for (int i = 0; i < 3; ++i) put(i, hdr, hlen, 0);
+
+  Mt19937 g(s.seed);
   const int ua = sig_bits(s.a_fmt), ub = sig_bits(s.b_fmt), uc = sig_bits(s.c_fmt);
-  const uint64_t chunk = 1 << 14;
+  const UniformInt xa(s.ea_lo, s.ea_hi), xb(s.eb_lo, s.eb_hi), xc(s.ec_lo, s.ec_hi);
   const size_t per = static_cast<size_t>(2 * s.K + 1);
-  // Two buffers: the main thread draws chunk i+1 (the one sequential part: the random stream)
-  // while the workers convert and format chunk i.
+  const uint64_t chunk = std::max<uint64_t>(1, (uint64_t{1} << 20) / per);  // 16 MB of draws
+  // Two buffers of draws: the main thread draws chunk i+1 (the one sequential part: the random
+  // stream, in file order a_1..a_k, b_1..b_k, c per sample) while the workers convert, format
+  // and write chunk i.
   struct Buf {
     std::vector<Raw> raw;
-    uint64_t n = 0;
-    std::vector<std::string> ta, tb, tc;
+    uint64_t first = 0, n = 0;
   };
   Buf buf[2];
-  for (Buf& b : buf) b.ta.resize(threads), b.tb.resize(threads), b.tc.resize(threads);
+  std::vector<std::string> text(2);
+  std::vector<std::exception_ptr> err(2);
   const bool tty = progress && isatty(fileno(stderr)) && s.N >= 100000;
+  const bool bits = s.strategy == Strategy::Bits;
 
-  auto draw = [&](Buf& b, uint64_t n) {
+  WordSource src(g);
+  const ExpDraw da_(xa, ua), db_(xb, ub), dc_(xc, uc);
+  auto draw = [&](Buf& b, uint64_t first, uint64_t n) {
+    b.first = first;
     b.n = n;
     b.raw.resize(n * per);
-    for (uint64_t i = 0; i < n; ++i) {
-      Raw* r = &b.raw[i * per];
-      for (size_t j = 0; j < per; ++j) {
-        const bool isa = j < static_cast<size_t>(s.K), isb = !isa && j < per - 1;
-        if (s.strategy == Strategy::Bits) {
-          r[j].e = 0;
-          r[j].u = draw_bits(isa ? s.a_fmt : isb ? s.b_fmt : s.c_fmt, g);
-        } else if (isa) {
-          r[j].e = uniform_int(g, s.ea_lo, s.ea_hi);
-          r[j].u = draw_sig(g, ua);
-        } else if (isb) {
-          r[j].e = uniform_int(g, s.eb_lo, s.eb_hi);
-          r[j].u = draw_sig(g, ub);
-        } else {
-          r[j].e = uniform_int(g, s.ec_lo, s.ec_hi);
-          r[j].u = draw_sig(g, uc);
-        }
+    Raw* r = b.raw.data();
+    if (bits) {
+      for (uint64_t i = 0; i < n; ++i) {
+        for (int j = 0; j < s.K; ++j) *r++ = Raw{0, draw_bits(s.a_fmt, g)};
+        for (int j = 0; j < s.K; ++j) *r++ = Raw{0, draw_bits(s.b_fmt, g)};
+        *r++ = Raw{0, draw_bits(s.c_fmt, g)};
       }
+      return;
+    }
+    draw_expmant_raw(src, r, n, s.K, da_, db_, dc_);
+  };
+  // Conversion and writing: job 0 makes a.txt, job 1 b.txt and c.txt (one writer per file:
+  // writes to one file from two threads would serialise on its inode lock in the kernel).
+  const LineCfg cfa(s.a_fmt, wa, ua, da, bits), cfb(s.b_fmt, wb, ub, db, bits), cfc(s.c_fmt, wc, uc, dc, bits);
+  auto convert_job = [&](const Buf& b, int job) {
+    try {
+      std::string& T = text[job];
+      const uint64_t n = b.n;
+      const size_t ll = job == 0 ? la : lb;
+      T.resize(n * ll + (job == 1 ? n * lc : 0));
+      put_lines(&T[0], b.raw.data() + (job == 0 ? 0 : s.K), n, per, s.K, job == 0 ? cfa : cfb, ' ');
+      put(job, &T[0], n * ll, hlen + b.first * ll);
+      if (job == 1) {
+        put_lines(&T[n * ll], b.raw.data() + 2 * s.K, n, per, 1, cfc, '\n');
+        put(2, &T[n * ll], n * lc, hlen + b.first * lc);
+      }
+    } catch (...) {
+      err[job] = std::current_exception();
     }
   };
-  auto convert_part = [&](Buf& b, unsigned t, uint64_t i0, uint64_t i1) {
-    std::string& A = b.ta[t];
-    std::string& B = b.tb[t];
-    std::string& C = b.tc[t];
-    A.resize((i1 - i0) * s.K * (da + 1));
-    B.resize((i1 - i0) * s.K * (db + 1));
-    C.resize((i1 - i0) * (dc + 1));
-    char *pa2 = &A[0], *pb2 = &B[0], *pc2 = &C[0];
-    const bool bits = s.strategy == Strategy::Bits;
-    for (uint64_t i = i0; i < i1; ++i) {
-      const Raw* r = &b.raw[i * per];
-      for (int j = 0; j < s.K; ++j) {
-        const uint64_t v = bits ? r[j].u : draw_expmant(s.a_fmt, r[j].e, r[j].u, ua);
-        pa2 = put_hex_fast(pa2, wa(v), da);
-        *pa2++ = j == s.K - 1 ? '\n' : ' ';
-      }
-      for (int j = s.K; j < 2 * s.K; ++j) {
-        const uint64_t v = bits ? r[j].u : draw_expmant(s.b_fmt, r[j].e, r[j].u, ub);
-        pb2 = put_hex_fast(pb2, wb(v), db);
-        *pb2++ = j == 2 * s.K - 1 ? '\n' : ' ';
-      }
-      const Raw& rc = r[2 * s.K];
-      const uint64_t v = bits ? rc.u : draw_expmant(s.c_fmt, rc.e, rc.u, uc);
-      pc2 = put_hex_fast(pc2, wc(v), dc);
-      *pc2++ = '\n';
+  auto convert_all = [&](const Buf& b) {
+    if (threads == 1) {
+      convert_job(b, 0);
+      convert_job(b, 1);
+      return;
     }
-  };
-  auto convert_all = [&](Buf& b) {
-    std::vector<std::thread> pool;
-    const uint64_t sub = (b.n + threads - 1) / threads;
-    for (unsigned t = 0; t < threads; ++t) {
-      const uint64_t i0 = std::min(b.n, t * sub), i1 = std::min(b.n, i0 + sub);
-      if (i0 < i1) pool.emplace_back(convert_part, std::ref(b), t, i0, i1);
-      else b.ta[t].clear(), b.tb[t].clear(), b.tc[t].clear();
-    }
-    for (auto& th : pool) th.join();
-  };
-  auto write_out = [&](const Buf& b) {
-    for (unsigned t = 0; t < threads; ++t) {
-      std::fwrite(b.ta[t].data(), 1, b.ta[t].size(), fa);
-      std::fwrite(b.tb[t].data(), 1, b.tb[t].size(), fb);
-      std::fwrite(b.tc[t].data(), 1, b.tc[t].size(), fc);
-    }
+    std::thread other(convert_job, std::cref(b), 1);
+    convert_job(b, 0);
+    other.join();
   };
   std::thread pending;
+  auto settle = [&] {
+    if (pending.joinable()) pending.join();
+    for (auto& e : err)
+      if (e) std::rethrow_exception(e);
+  };
   int cur = 0;
-  uint64_t written = 0;
-  for (uint64_t base = 0; base < s.N; base += chunk) {
-    draw(buf[cur], std::min(chunk, s.N - base));
-    if (pending.joinable()) {
-      pending.join();
-      write_out(buf[cur ^ 1]);
-      written += buf[cur ^ 1].n;
+  try {
+    for (uint64_t base = 0; base < s.N; base += chunk) {
+      draw(buf[cur], base, std::min(chunk, s.N - base));
+      settle();
+      pending = std::thread(convert_all, std::cref(buf[cur]));
+      cur ^= 1;
+      if (tty) std::fprintf(stderr, "\r[%-50s] %3d%%", std::string(50 * base / s.N, '#').c_str(),
+                            static_cast<int>(100 * base / s.N));
     }
-    pending = std::thread(convert_all, std::ref(buf[cur]));
-    cur ^= 1;
-    if (tty) std::fprintf(stderr, "\r[%-50s] %3d%%", std::string(50 * written / s.N, '#').c_str(),
-                          static_cast<int>(100 * written / s.N));
-  }
-  if (pending.joinable()) {
-    pending.join();
-    write_out(buf[cur ^ 1]);
+    settle();
+  } catch (...) {
+    if (pending.joinable()) pending.join();
+    throw;
   }
   if (tty) std::fprintf(stderr, "\r%60s\r", "");
-  bool ok = true;
-  for (std::FILE* f : {fa, fb, fc}) ok &= std::fclose(f) == 0;
-  if (!ok) throw InputError(dir + ": write failed (disk full?)");
+  for (auto& o : out) {
+    if (::close(o.fd) != 0) { o.fd = -1; throw InputError(o.path + ": write failed (disk full?)"); }
+    o.fd = -1;
+  }
   return s.N;
 }
 

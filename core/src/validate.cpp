@@ -15,9 +15,9 @@ namespace mc {
 
 SampleSet load_sample_set(const Datapath& dp, const std::string& fa, const std::string& fb,
                           const std::string& fc, const std::string& fd, int expect_k) {
-  const int w = dp.a_fmt == kBinary64 ? 64 : 32;
-  const AbFile A = read_ab_file(fa, expect_k, w);
-  const AbFile B = read_ab_file(fb, A.K, w);
+  const int w = stored_width(dp.a_fmt);
+  const AbFile A = read_ab_file(fa, expect_k, dp.a_fmt);
+  const AbFile B = read_ab_file(fb, A.K, dp.b_fmt);
   const std::vector<uint64_t> C = read_cd_file(fc, w);
   const std::vector<uint64_t> D = read_cd_file(fd, dp.out_fmt == kBinary64 ? 64 : 32);
   const size_t n = A.samples();
@@ -32,8 +32,8 @@ SampleSet load_sample_set(const Datapath& dp, const std::string& fa, const std::
   s.b.resize(B.v.size());
   for (size_t i = 0; i < A.v.size(); ++i) {
     const std::string pos = std::to_string(i / A.K + 1) + ": value " + std::to_string(i % A.K + 1);
-    s.a[i] = ingest_value(dp.a_fmt, dp.ingest, A.v[i], w, fa + ":" + pos);
-    s.b[i] = ingest_value(dp.b_fmt, dp.ingest, B.v[i], w, fb + ":" + pos);
+    s.a[i] = ab_operand(dp.a_fmt, dp.ingest, A, i, fa + ":" + pos);
+    s.b[i] = ab_operand(dp.b_fmt, dp.ingest, B, i, fb + ":" + pos);
   }
   s.c.resize(n);
   for (size_t i = 0; i < n; ++i) s.c[i] = w == 64 ? C[i] : c_from_binary32(dp, C[i]);
@@ -92,6 +92,8 @@ std::vector<size_t> mismatches(const SampleSet& s, const std::vector<uint64_t>& 
 
 // ------------------------------------------------------------------------------------------
 // Streaming validation.
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include <cstring>
@@ -218,7 +220,7 @@ struct HexTable {
 const HexTable kHex;
 
 void parse_ab_line(const char* s, size_t n, int K, int digits, uint64_t* out,
-                   const std::string& path, uint64_t line) {
+                   const std::string& path, uint64_t line, const std::string& form) {
   // Fast path: exactly K tokens of `digits` hex digits separated by single spaces.
   if (n == static_cast<size_t>(K) * (digits + 1) - 1) {
     bool ok = true;
@@ -253,7 +255,7 @@ void parse_ab_line(const char* s, size_t n, int K, int digits, uint64_t* out,
     }
     if (static_cast<int>(j - i) != digits)
       bad(path, line, "value " + std::to_string(k + 1),
-          "'" + sub(i, j - i) + "' is not " + std::to_string(digits) + " hex digits");
+          "'" + sub(i, j - i) + "' is not " + std::to_string(digits) + " hex digits" + form);
     if (k >= K) bad(path, line, "K", "more than K = " + std::to_string(K) + " values on the line");
     out[k++] = v;
     i = j;
@@ -292,6 +294,32 @@ uint64_t parse_cd_line(const char* s, size_t n, int width, const std::string& pa
       "'" + t + "' is neither " + (width == 32 ? "32 binary digits nor 8" : "16") + " hex digits");
 }
 
+/// Length of the first token of a line.
+size_t first_token_len(const char* s, size_t n) {
+  size_t i = 0;
+  while (i < n && (s[i] == ' ' || s[i] == '\t')) ++i;
+  size_t j = i;
+  while (j < n && s[j] != ' ' && s[j] != '\t') ++j;
+  return j - i;
+}
+
+/// How the values of an a/b file are written: widened (8 / 16 hex digits) or in the input
+/// format itself (native_digits), decided by the first value of the file.
+struct AbForm {
+  int digits = 8;
+  bool native = false;
+  std::string note;  ///< appended to digit-count errors
+  AbForm() = default;
+  AbForm(const Format& f, int stored_w, size_t first_len) {
+    const int nd = native_digits(f);
+    native = nd > 0 && first_len == static_cast<size_t>(nd);
+    digits = native ? nd : stored_w / 4;
+    if (nd > 0)
+      note = native ? " (" + f.name + " itself, as on the first value)"
+                    : " (" + f.name + " widened to binary" + std::to_string(stored_w) + ", as on the first value)";
+  }
+};
+
 int count_tokens(const char* s, size_t n) {
   int k = 0;
   bool in = false;
@@ -312,9 +340,288 @@ StreamResult validate_files(const Datapath& dp, const std::string& pa, const std
   return stream_files(dp, pa, pb, pc, pd, "", expect_k, zero_c, threads, keep, progress);
 }
 
+namespace {
+
+// ------------------------------------------------------------------------------------------
+// The fast engine for well-formed files: every data line of a file has the same length (as
+// `matcore sample`, the collectors and `matcore run` write them), so line i of a file is at
+// header + i * length. The files are mapped read-only and each worker parses and evaluates its
+// own range of samples in place, with no reading thread and no copy. The parsers are strict:
+// any line that is not exactly K values of the file's digit count separated by single spaces
+// (and any other oddity: comment lines after the header, CRLF, a missing last newline, files
+// of different lengths, a value the format cannot take) makes the engine give up, and the
+// general line-by-line engine runs instead and reports the error with file, line and field.
+
+struct Mapped {
+  const char* p = nullptr;
+  size_t size = 0;
+  int fd = -1;
+  explicit Mapped(const std::string& path) {
+    fd = ::open(path.c_str(), O_RDONLY);
+    if (fd < 0) return;
+    struct stat st;
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return;
+    size = static_cast<size_t>(st.st_size);
+    void* m = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m == MAP_FAILED) { size = 0; return; }
+    ::madvise(m, size, MADV_SEQUENTIAL);
+    p = static_cast<const char*>(m);
+  }
+  ~Mapped() {
+    if (p) ::munmap(const_cast<char*>(p), size);
+    if (fd >= 0) ::close(fd);
+  }
+  Mapped(const Mapped&) = delete;
+  Mapped& operator=(const Mapped&) = delete;
+};
+
+/// Data line i of a file is at off + i * len (len includes the '\n').
+struct Grid {
+  bool ok = false;
+  size_t off = 0, len = 0;
+  uint64_t n = 0;
+  uint64_t first_line = 1;  ///< 1-based line number of data line 0
+};
+
+Grid grid_of(const Mapped& m) {
+  Grid g;
+  if (!m.p) return g;
+  size_t at = 0;
+  for (;;) {  // leading '#' comment lines
+    if (at >= m.size) return g;
+    const void* nl = std::memchr(m.p + at, '\n', m.size - at);
+    if (!nl) return g;
+    const size_t end = static_cast<size_t>(static_cast<const char*>(nl) - m.p);
+    if (m.p[at] != '#') {
+      g.off = at;
+      g.len = end - at + 1;
+      break;
+    }
+    at = end + 1;
+    ++g.first_line;
+  }
+  if (g.len < 2 || (m.size - g.off) % g.len) return g;
+  g.n = (m.size - g.off) / g.len;
+  g.ok = true;
+  return g;
+}
+
+/// Two hex characters (as a little-endian 16-bit load) -> their byte, or -1.
+struct HexPairTable {
+  int16_t v[65536];
+  HexPairTable() {
+    for (int i = 0; i < 65536; ++i) {
+      const int h = kHex.v[i & 0xFF], l = kHex.v[i >> 8];
+      v[i] = static_cast<int16_t>(h < 0 || l < 0 ? -1 : (h << 4) | l);
+    }
+  }
+};
+const HexPairTable& hex_pairs() {
+  static const HexPairTable t;
+  return t;
+}
+
+/// `digits` (even) hex digits at p; false when one is not hex.
+inline bool hex_token(const HexPairTable& t, const char* p, int digits, uint64_t& v) {
+  v = 0;
+  int bad_any = 0;
+  for (int j = 0; j < digits; j += 2) {
+    uint16_t two;
+    std::memcpy(&two, p + j, 2);
+    const int b = t.v[two];
+    bad_any |= b;
+    v = (v << 8) | static_cast<uint64_t>(b & 0xFF);
+  }
+  return bad_any >= 0;
+}
+
+/// A line of exactly K tokens of `digits` hex digits, single spaces, '\n' at the end.
+inline bool strict_ab(const HexPairTable& t, const char* p, int K, int digits, uint64_t* out) {
+  for (int k = 0; k < K; ++k, p += digits + 1) {
+    if (!hex_token(t, p, digits, out[k])) return false;
+    if (p[digits] != (k == K - 1 ? '\n' : ' ')) return false;
+  }
+  return true;
+}
+
+/// A c/d line of the grid: 8 or 16 hex digits, or 32 binary digits (binary32), then '\n'.
+inline bool strict_cd(const HexPairTable& t, const char* p, size_t len, int width, uint64_t& v) {
+  if (len == static_cast<size_t>(width / 4 + 1)) return hex_token(t, p, width / 4, v) && p[width / 4] == '\n';
+  if (width == 32 && len == 33) {
+    v = 0;
+    for (int i = 0; i < 32; ++i) {
+      const unsigned d = static_cast<unsigned char>(p[i]) - '0';
+      if (d > 1) return false;
+      v = (v << 1) | d;
+    }
+    return p[32] == '\n';
+  }
+  return false;
+}
+
+struct GiveUp {};  // the grid engine cannot take these files: use the general engine
+
+/// The grid engine; throws GiveUp when the files are not all well-formed grids.
+StreamResult stream_grid(const Datapath& dp, const std::string& pa, const std::string& pb,
+                         const std::string& pc, const std::string& pd, const std::string& out,
+                         int expect_k, bool zero_c, unsigned threads, size_t keep, bool progress) {
+  const int w = dp.a_fmt == kBinary64 ? 64 : 32;
+  const int dw = dp.out_fmt == kBinary64 ? 64 : 32;
+  const bool have_d = !pd.empty();
+  const Mapped ma(pa), mb(pb), mc_(pc);
+  std::unique_ptr<Mapped> md(have_d ? new Mapped(pd) : nullptr);
+  const Grid ga = grid_of(ma), gb = grid_of(mb), gc = grid_of(mc_);
+  const Grid gd = have_d ? grid_of(*md) : gc;
+  if (!ga.ok || !gb.ok || !gc.ok || !gd.ok) throw GiveUp{};
+  const uint64_t n = ga.n;
+  if (gb.n != n || gc.n != n || gd.n != n) throw GiveUp{};
+  const char* la0 = ma.p + ga.off;
+  const int K = count_tokens(la0, ga.len - 1);
+  if (K == 0 || (expect_k > 0 && K != expect_k)) throw GiveUp{};
+  const AbForm fa(dp.a_fmt, w, first_token_len(la0, ga.len - 1));
+  const AbForm fb(dp.b_fmt, w, first_token_len(mb.p + gb.off, gb.len - 1));
+  if ((fa.digits & 1) || (fb.digits & 1)) throw GiveUp{};
+  if (ga.len != static_cast<size_t>(K) * (fa.digits + 1) || gb.len != static_cast<size_t>(K) * (fb.digits + 1))
+    throw GiveUp{};
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+
+  int fo = -1;
+  if (!out.empty()) {
+    fo = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (fo < 0) throw InputError(out + ": cannot open file for writing");
+  }
+  struct Closer { int fd; ~Closer() { if (fd >= 0) ::close(fd); } } closer{fo};
+  const size_t ol = static_cast<size_t>(dw / 4 + 1);
+
+  const HexPairTable& hp = hex_pairs();
+  std::atomic<bool> give_up{false};
+  std::atomic<uint64_t> done{0};
+  struct Part {
+    uint64_t mismatches = 0;
+    std::vector<StreamMismatch> first;
+    std::exception_ptr err;  // an output write error
+  };
+  std::vector<Part> parts(threads);
+  auto work = [&](unsigned t, uint64_t i0, uint64_t i1) {
+    Part& pt = parts[t];
+    std::vector<uint64_t> A(K), B(K);
+    std::string text;
+    const uint64_t block = 4096;
+    try {
+      for (uint64_t b0 = i0; b0 < i1 && !give_up.load(std::memory_order_relaxed); b0 += block) {
+        const uint64_t b1 = std::min(i1, b0 + block);
+        text.resize((b1 - b0) * ol);
+        for (uint64_t i = b0; i < b1; ++i) {
+          const char* la = la0 + i * ga.len;
+          const char* lb = mb.p + gb.off + i * gb.len;
+          uint64_t c = 0, d = 0;
+          if (!strict_ab(hp, la, K, fa.digits, A.data()) || !strict_ab(hp, lb, K, fb.digits, B.data()) ||
+              !strict_cd(hp, mc_.p + gc.off + i * gc.len, gc.len, w, c) ||
+              (have_d && !strict_cd(hp, md->p + gd.off + i * gd.len, gd.len, dw, d))) {
+            give_up = true;
+            return;
+          }
+          for (int k = 0; k < K; ++k) {
+            if ((!fa.native && !ingest_exact(dp.a_fmt, dp.ingest, A[k], w, &A[k])) ||
+                (!fb.native && !ingest_exact(dp.b_fmt, dp.ingest, B[k], w, &B[k]))) {
+              give_up = true;  // Inf/NaN or an inexact value: the general engine decides
+              return;
+            }
+          }
+          const uint64_t cv = zero_c ? zero_bits(dp.out_fmt, false) : (w == 64 ? c : c_from_binary32(dp, c));
+          const uint64_t got = widen_result(dp, dot(dp, A.data(), B.data(), K, cv));
+          if (fo >= 0) {
+            char* q = &text[(i - b0) * ol];
+            uint64_t v = got;
+            for (int j = dw / 4 - 1; j >= 0; --j) q[j] = "0123456789abcdef"[v & 15], v >>= 4;
+            q[dw / 4] = '\n';
+          }
+          if (have_d && got != d) {
+            ++pt.mismatches;
+            if (pt.first.size() < keep) {
+              StreamMismatch m;
+              m.index = i;
+              m.line = ga.first_line + i;
+              m.got = got;
+              m.want = d;
+              m.a = A;
+              m.b = B;
+              m.c = cv;
+              pt.first.push_back(std::move(m));
+            }
+          }
+        }
+        if (fo >= 0) {
+          const char* q = text.data();
+          size_t left = text.size();
+          off_t at = static_cast<off_t>(b0 * ol);
+          while (left) {
+            const ssize_t wr = ::pwrite(fo, q, left, at);
+            if (wr <= 0) throw InputError(out + ": write failed (disk full?)");
+            q += wr, left -= static_cast<size_t>(wr), at += wr;
+          }
+        }
+        done.fetch_add(b1 - b0, std::memory_order_relaxed);
+      }
+    } catch (...) {
+      pt.err = std::current_exception();
+      give_up = true;
+    }
+  };
+  std::vector<std::thread> pool;
+  const uint64_t sub = (n + threads - 1) / threads;
+  for (unsigned t = 0; t < threads; ++t) {
+    const uint64_t i0 = std::min(n, t * sub), i1 = std::min(n, i0 + sub);
+    if (i0 < i1) pool.emplace_back(work, t, i0, i1);
+  }
+  const bool tty = progress && isatty(fileno(stderr)) && n >= 100000;
+  if (tty) {
+    while (done.load() < n && !give_up.load()) {
+      const uint64_t d = done.load();
+      std::fprintf(stderr, "\r[%-50s] %3d%%  %llu samples",
+                   std::string(static_cast<size_t>(50 * d / n), '#').c_str(),
+                   static_cast<int>(100 * d / n), static_cast<unsigned long long>(d));
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  for (auto& th : pool) th.join();
+  if (tty) std::fprintf(stderr, "\r%100s\r", "");
+  for (Part& pt : parts)
+    if (pt.err) std::rethrow_exception(pt.err);
+  if (give_up) throw GiveUp{};
+  StreamResult res;
+  res.n = n;
+  res.K = K;
+  for (Part& pt : parts) {  // thread t holds samples before those of thread t+1
+    res.mismatches += pt.mismatches;
+    for (StreamMismatch& m : pt.first)
+      if (res.first.size() < keep) res.first.push_back(std::move(m));
+  }
+  return res;
+}
+
+StreamResult stream_general(const Datapath& dp, const std::string& pa, const std::string& pb,
+                            const std::string& pc, const std::string& pd, const std::string& out,
+                            int expect_k, bool zero_c, unsigned threads, size_t keep, bool progress);
+
+}  // namespace
+
 StreamResult stream_files(const Datapath& dp, const std::string& pa, const std::string& pb,
                           const std::string& pc, const std::string& pd, const std::string& out,
                           int expect_k, bool zero_c, unsigned threads, size_t keep, bool progress) {
+  try {
+    return stream_grid(dp, pa, pb, pc, pd, out, expect_k, zero_c, threads, keep, progress);
+  } catch (const GiveUp&) {
+    return stream_general(dp, pa, pb, pc, pd, out, expect_k, zero_c, threads, keep, progress);
+  }
+}
+
+namespace {
+
+/// The general engine: any line lengths, comment lines anywhere, precise errors.
+StreamResult stream_general(const Datapath& dp, const std::string& pa, const std::string& pb,
+                            const std::string& pc, const std::string& pd, const std::string& out,
+                            int expect_k, bool zero_c, unsigned threads, size_t keep, bool progress) {
   const int w = dp.a_fmt == kBinary64 ? 64 : 32;
   const int dw = dp.out_fmt == kBinary64 ? 64 : 32;
   const bool have_d = !pd.empty();
@@ -339,6 +646,7 @@ StreamResult stream_files(const Datapath& dp, const std::string& pa, const std::
   Work wk[2];
   const bool tty = progress && isatty(fileno(stderr));
   int K = expect_k;
+  AbForm form_a, form_b;
   uint64_t consumed = 0;  // samples read so far
   std::string count_error;
 
@@ -355,6 +663,10 @@ StreamResult stream_files(const Datapath& dp, const std::string& pa, const std::
                     std::to_string(consumed + m + 1) + ")";
     }
     if (m && K == 0) K = count_tokens(x.ba.data.data() + x.ba.start[0], x.ba.len[0]);
+    if (m && consumed == 0) {
+      form_a = AbForm(dp.a_fmt, w, first_token_len(x.ba.data.data() + x.ba.start[0], x.ba.len[0]));
+      form_b = AbForm(dp.b_fmt, w, first_token_len(x.bb.data.data() + x.bb.start[0], x.bb.len[0]));
+    }
     x.n = m;
     consumed += m;
   };
@@ -363,13 +675,15 @@ StreamResult stream_files(const Datapath& dp, const std::string& pa, const std::
       for (size_t i = i0; i < i1; ++i) {
         uint64_t* A = &x.A[i * K];
         uint64_t* B = &x.B[i * K];
-        parse_ab_line(x.ba.data.data() + x.ba.start[i], x.ba.len[i], K, w / 4, A, pa, x.ba.lineno[i]);
-        parse_ab_line(x.bb.data.data() + x.bb.start[i], x.bb.len[i], K, w / 4, B, pb, x.bb.lineno[i]);
+        parse_ab_line(x.ba.data.data() + x.ba.start[i], x.ba.len[i], K, form_a.digits, A, pa,
+                      x.ba.lineno[i], form_a.note);
+        parse_ab_line(x.bb.data.data() + x.bb.start[i], x.bb.len[i], K, form_b.digits, B, pb,
+                      x.bb.lineno[i], form_b.note);
         for (int k = 0; k < K; ++k) {
-          if (!ingest_exact(dp.a_fmt, dp.ingest, A[k], w, &A[k]))
+          if (!form_a.native && !ingest_exact(dp.a_fmt, dp.ingest, A[k], w, &A[k]))
             A[k] = ingest_value(dp.a_fmt, dp.ingest, A[k], w,
                                 pa + ":" + std::to_string(x.ba.lineno[i]) + ": value " + std::to_string(k + 1));
-          if (!ingest_exact(dp.b_fmt, dp.ingest, B[k], w, &B[k]))
+          if (!form_b.native && !ingest_exact(dp.b_fmt, dp.ingest, B[k], w, &B[k]))
             B[k] = ingest_value(dp.b_fmt, dp.ingest, B[k], w,
                                 pb + ":" + std::to_string(x.bb.lineno[i]) + ": value " + std::to_string(k + 1));
         }
@@ -462,5 +776,7 @@ StreamResult stream_files(const Datapath& dp, const std::string& pa, const std::
   res.K = K;
   return res;
 }
+
+}  // namespace
 
 }  // namespace mc

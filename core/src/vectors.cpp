@@ -43,11 +43,19 @@ void strip_cr(std::string& s) {
 
 }  // namespace
 
-AbFile read_ab_file(const std::string& path, int expect_k, int width) {
+int native_digits(const Format& f) {
+  const int w = f.width();
+  return (w == 8 || w == 16) ? w / 4 : 0;
+}
+
+int stored_width(const Format& f) { return f == kBinary64 ? 64 : 32; }
+
+AbFile read_ab_file(const std::string& path, int expect_k, const Format& fmt) {
   std::ifstream in = open_in(path);
   AbFile f;
-  f.width = width;
-  const size_t digits = width == 64 ? 16 : 8;
+  f.width = stored_width(fmt);
+  const size_t wide = static_cast<size_t>(f.width / 4), native = static_cast<size_t>(native_digits(fmt));
+  size_t digits = 0;  // decided by the first value
   std::string line;
   size_t ln = 0;
   while (std::getline(in, line)) {
@@ -60,10 +68,19 @@ AbFile read_ab_file(const std::string& path, int expect_k, int width) {
     int k = 0;
     while (ss >> tok) {
       ++k;
+      if (digits == 0) {
+        digits = (native && tok.size() == native) ? native : wide;
+        f.native_bits = digits == native ? fmt.width() : 0;
+      }
       uint64_t v;
-      if (tok.size() != digits || !parse_hex(tok, v))
-        fail(path, ln, "value " + std::to_string(k),
-             "'" + tok + "' is not " + std::to_string(digits) + " hex digits");
+      if (tok.size() != digits || !parse_hex(tok, v)) {
+        std::string want = std::to_string(digits) + " hex digits";
+        if (native && digits == wide)
+          want += " (" + fmt.name + " widened to binary32, as on the first value)";
+        else if (native)
+          want += " (" + fmt.name + " itself, as on the first value)";
+        fail(path, ln, "value " + std::to_string(k), "'" + tok + "' is not " + want);
+      }
       f.v.push_back(v);
     }
     if (f.K == 0) f.K = k;
@@ -76,6 +93,12 @@ AbFile read_ab_file(const std::string& path, int expect_k, int width) {
   }
   if (f.v.empty()) throw InputError(path + ": no samples (empty file)");
   return f;
+}
+
+uint64_t ab_operand(const Format& f, Rounding ingest, const AbFile& file, size_t i,
+                    const std::string& where) {
+  if (file.native_bits) return file.v[i];
+  return ingest_value(f, ingest, file.v[i], file.width, where);
 }
 
 std::vector<uint64_t> read_cd_file(const std::string& path, int width) {
@@ -108,7 +131,7 @@ void write_ab_file(const std::string& path, const AbFile& f, const std::string& 
   std::FILE* fp = std::fopen(path.c_str(), "w");
   if (!fp) throw InputError(path + ": cannot open file for writing");
   if (!header.empty()) std::fputs(header.c_str(), fp);
-  const int digits = f.width == 64 ? 16 : 8;
+  const int digits = f.digits();
   for (size_t s = 0; s < f.samples(); ++s) {
     for (int k = 0; k < f.K; ++k)
       std::fprintf(fp, "%s%0*llx", k ? " " : "", digits,

@@ -25,6 +25,8 @@ struct SampleSpec {
   Strategy strategy = Strategy::ExpMant;
   int ea_lo = 0, ea_hi = 0, eb_lo = 0, eb_hi = 0, ec_lo = 0, ec_hi = 0;
   uint32_t seed = 0;
+  bool native = true;  ///< fp8/fp16/bf16 values written in their own format (2 or 4 hex
+                       ///< digits); false: widened to binary32 as in the hwdata files
 };
 
 /// The exponent ranges of sections 5.1.1-5.1.4 for the normal (`subnormal` false) or the
@@ -44,8 +46,9 @@ uint64_t draw_expmant(const Format& f, int e, uint64_t u, int ubits);
 /// The same through the general 128-bit rounder (reference for the fast path).
 uint64_t draw_expmant_exact(const Format& f, int e, uint64_t u, int ubits);
 
-/// Writes DIR/a.txt, DIR/b.txt, DIR/c.txt in the shared vector format (a/b widened to
-/// binary32, or binary64 for binary64 inputs), with a '#' provenance header line.
+/// Writes DIR/a.txt, DIR/b.txt, DIR/c.txt in the shared vector format (a/b in their own format
+/// when s.native and the format has 8 or 16 bits, else widened to binary32, or binary64 for
+/// binary64 inputs), with a '#' provenance header line.
 /// threads = 0: all hardware threads. Returns the number of samples written.
 uint64_t write_samples(const SampleSpec& s, const std::string& dir, unsigned threads = 0,
                        bool progress = false);

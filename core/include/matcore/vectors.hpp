@@ -1,9 +1,11 @@
 // matcore: the one plain-text vector format, shared by the CLI, tests, SystemC, RTL and the
-// hardware collectors (identical to ../shared/hwdata/nvidia/README.md):
+// hardware collectors (a superset of ../shared/hwdata/nvidia/README.md):
 //
 //   a file, b file : one sample per line, K values separated by spaces, each the bit pattern of
 //                    the value widened to binary32 (8 hex digits), or binary64 (16 hex digits)
-//                    for fp64 inputs;
+//                    for fp64 inputs -- the hwdata form; or, for input formats of 8 and 16 bits
+//                    (fp8, fp16, bf16), the bit pattern in the input format itself ("native":
+//                    2 or 4 hex digits). One form per file; the digit count tells which.
 //   c file, d file : one value per line, 32 binary digits (sign first) or 8 hex digits
 //                    (16 hex digits for binary64); d files may carry binary16 results widened
 //                    to binary32.
@@ -23,15 +25,30 @@ struct InputError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Hex digits of a value written in its input format itself (2 for fp8, 4 for fp16/bf16), or 0
+/// for formats that are always stored widened (binary32, tf32/xf32, binary64).
+int native_digits(const Format& f);
+/// The stored (widened) width of values of input format f: 64 for binary64, else 32.
+int stored_width(const Format& f);
+
 struct AbFile {
   int K = 0;
-  int width = 32;                 ///< 32 or 64: bit width of the stored values
+  int width = 32;                 ///< 32 or 64: bit width of the stored (widened) values
+  int native_bits = 0;            ///< nonzero: the values are patterns of the input format itself
   std::vector<uint64_t> v;        ///< N*K values, sample-major
   size_t samples() const { return K ? v.size() / K : 0; }
+  int digits() const { return native_bits ? native_bits / 4 : width / 4; }
 };
 
-/// Reads an a/b file. expect_k > 0: every line must hold that many values. width 32 or 64.
-AbFile read_ab_file(const std::string& path, int expect_k, int width);
+/// Reads an a/b file of values of input format f, widened (8 / 16 hex digits) or native
+/// (native_digits(f)); the first value decides the form and every other value must follow it.
+/// expect_k > 0: every line must hold that many values.
+AbFile read_ab_file(const std::string& path, int expect_k, const Format& f);
+
+/// Value i of an a/b file as an operand of format f: a native value as it is, a widened one
+/// through ingest_value (exact, or per `ingest` for tf32/xf32). `where` names it in errors.
+uint64_t ab_operand(const Format& f, Rounding ingest, const AbFile& file, size_t i,
+                    const std::string& where);
 /// Reads a c/d file: 32 binary digits or 8 hex digits per line (width 32), or 16 hex (64).
 std::vector<uint64_t> read_cd_file(const std::string& path, int width);
 
