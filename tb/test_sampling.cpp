@@ -214,12 +214,13 @@ namespace {
 /// Algorithm 3 written out directly on std::mt19937 (the reference for the sample files).
 struct RefDraw {
   std::mt19937 g;
+  int rejected = 0;
   explicit RefDraw(uint32_t seed) : g(seed) {}
   int uniform(int lo, int hi) {
     const uint32_t span = static_cast<uint32_t>(hi - lo) + 1u;
     const uint32_t lim = UINT32_MAX - UINT32_MAX % span;
     uint32_t r;
-    do r = static_cast<uint32_t>(g()); while (r >= lim);
+    while ((r = static_cast<uint32_t>(g())) >= lim) ++rejected;
     return lo + static_cast<int>(r % span);
   }
   uint64_t value(const Format& f, int lo, int hi) {
@@ -261,6 +262,28 @@ TEST(Sampling, FilesAreAlgorithm3OnTheStdMt19937Stream) {
       }
     }
   }
+}
+
+TEST(Sampling, RejectedExponentDrawsKeepTheStream) {
+  // An exponent draw at or above the rejection limit takes one more word from the stream. With
+  // a span of 39650 exponents, 1 + (2^32-1) mod 39650 = 39646 of the 2^32 words are rejected:
+  // a few times in 660000 draws, so some chunks are drawn value by value.
+  SampleSpec s;
+  s.K = 16;
+  s.N = 20000;
+  s.ea_lo = s.eb_lo = s.ec_lo = -19825;
+  s.ea_hi = s.eb_hi = s.ec_hi = 19824;
+  const std::string d = ::testing::TempDir() + "/reject";
+  write_samples(s, d, 2);
+  const AbFile A = read_ab_file(d + "/a.txt", 16, kBinary16), B = read_ab_file(d + "/b.txt", 16, kBinary16);
+  const std::vector<uint64_t> C = read_cd_file(d + "/c.txt", 32);
+  RefDraw ref(0);
+  for (uint64_t i = 0; i < s.N; ++i) {
+    for (int k = 0; k < 16; ++k) ASSERT_EQ(A.v[i * 16 + k], ref.value(kBinary16, s.ea_lo, s.ea_hi)) << i;
+    for (int k = 0; k < 16; ++k) ASSERT_EQ(B.v[i * 16 + k], ref.value(kBinary16, s.eb_lo, s.eb_hi)) << i;
+    ASSERT_EQ(C[i], ref.value(kBinary32, s.ec_lo, s.ec_hi)) << i;
+  }
+  EXPECT_GT(ref.rejected, 0);
 }
 
 TEST(Sampling, NativeAndWidenedFilesValidateAlike) {

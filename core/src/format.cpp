@@ -108,37 +108,6 @@ std::vector<std::string> format_names() {
   return v;
 }
 
-Unpacked decode(const Format& f, uint64_t bits) {
-  Unpacked u;
-  u.mbits = f.mbits;
-  const uint64_t mmask = (uint64_t{1} << f.mbits) - 1;
-  const uint64_t top = (uint64_t{1} << f.ebits) - 1;
-  const uint64_t E = (bits >> f.mbits) & top;
-  const uint64_t M = bits & mmask;
-  u.sign = (bits >> (f.width() - 1)) & 1;
-  switch (f.enc) {
-    case Encoding::IEEE:
-      if (E == top) { u.cls = M ? Class::NaN : Class::Inf; return u; }
-      break;
-    case Encoding::FN:
-      if (E == top && M == mmask) { u.cls = Class::NaN; return u; }
-      break;
-    case Encoding::FNUZ:
-      if (u.sign && E == 0 && M == 0) { u.cls = Class::NaN; return u; }
-      break;
-  }
-  if (E == 0) {
-    u.exp = f.emin();
-    u.sig = M;
-    u.cls = M ? Class::Subnormal : Class::Zero;
-  } else {
-    u.exp = static_cast<int>(E) - f.bias;
-    u.sig = M | (uint64_t{1} << f.mbits);
-    u.cls = Class::Normal;
-  }
-  return u;
-}
-
 uint64_t zero_bits(const Format& f, bool neg) {
   if (f.enc == Encoding::FNUZ) return 0;
   return neg ? uint64_t{1} << (f.width() - 1) : 0;

@@ -132,7 +132,7 @@ inline uint64_t round_small(const FmtConst& f, bool sign, uint64_t mag, int lsb)
     const uint64_t half = uint64_t{1} << (sh - 1);
     const uint64_t rem = mag & ((half << 1) - 1);
     kept = mag >> sh;
-    if (rem > half || (rem == half && (kept & 1))) ++kept;
+    kept += static_cast<uint64_t>(rem > half) | (static_cast<uint64_t>(rem == half) & kept & 1);  // RNE, branch-free
   }
   if (kept >> (f.mbits + 1)) { kept >>= 1; ++e; }
   if (sub && (kept >> f.mbits)) sub = false;
@@ -146,9 +146,10 @@ inline uint64_t round_small(const FmtConst& f, bool sign, uint64_t mag, int lsb)
 /// draw_expmant for 32-bit significand draws (formats of at most 24 bits of precision).
 inline uint64_t draw_expmant32(const FmtConst& f, int e, uint32_t u) {
   const int64_t centred = static_cast<int64_t>(u) - (int64_t{1} << 31);
-  const uint64_t m = static_cast<uint64_t>(centred < 0 ? -centred : centred);
+  const uint64_t neg = static_cast<uint64_t>(centred) >> 63;  // |centred| without a branch
+  const uint64_t m = (static_cast<uint64_t>(centred) ^ (0 - neg)) + neg;
   const int p = f.mbits + 1;
-  return round_small(f, centred < 0, (m << p) - m, e + 1 - p - 31);
+  return round_small(f, neg != 0, (m << p) - m, e + 1 - p - 31);
 }
 }  // namespace
 
@@ -263,6 +264,13 @@ struct WordSource {
   uint32_t buf[4096];
   size_t pos = 0, end = 0;  ///< buf[pos..end) are the next words of the stream
   explicit WordSource(Mt19937& gen) : g(gen) {}
+  /// The next n words into dst.
+  void take(uint32_t* dst, size_t n) {
+    const size_t have = std::min(n, end - pos);
+    std::memcpy(dst, buf + pos, have * sizeof(uint32_t));
+    pos += have;
+    g.generate(dst + have, n - have);
+  }
 };
 
 /// Exponent and significand draws of one operand (Algorithm 3).
@@ -286,6 +294,28 @@ struct LineCfg {
         table(w.table.empty() ? nullptr : w.table.data()), wd(&w) {}
 };
 
+/// n lines of K values each, exponent-mantissa draws taken straight from the random words: value
+/// j of line i uses words w[i*stride + 2j] (exponent, through x) and w[i*stride + 2j + 1]
+/// (significand). Valid when no exponent draw of the chunk was rejected (see draw_chunk).
+char* put_lines_words(char* q, const uint32_t* w, uint64_t n, size_t stride, int K, const LineCfg& cfg,
+                      const UniformInt& xr, char sep) {
+  const LineCfg c = cfg;
+  const FmtConst k = c.k;
+  const UniformInt x = xr;
+  for (uint64_t i = 0; i < n; ++i, w += stride) {
+    for (int j = 0; j < K; ++j) {
+      const uint32_t we = w[2 * j];
+      const int e = x.lo + static_cast<int>(x.span == 0 ? we : x.span == 1 ? 0 : x.mod(we));
+      uint64_t v = draw_expmant32(k, e, w[2 * j + 1]);
+      v = c.same ? v : c.table ? c.table[v] : (*c.wd)(v);
+      q = put_hex_fast(q, v, c.digits);
+      *q++ = sep;
+    }
+    q[-1] = '\n';
+  }
+  return q;
+}
+
 /// n lines of K values each (raw draws at r, r + stride, ...), values separated by `sep` and
 /// lines ended by '\n'. Returns the end of the text.
 char* put_lines(char* q, const Raw* r, uint64_t n, size_t stride, int K, const LineCfg& cfg, char sep) {
@@ -306,16 +336,25 @@ char* put_lines(char* q, const Raw* r, uint64_t n, size_t stride, int K, const L
   return q;
 }
 
-/// Draws n samples (K a values, K b values, c) from the stream into r, in file order.
-void draw_expmant_raw(WordSource& src, Raw* r, uint64_t n, int K, const ExpDraw& A, const ExpDraw& B,
-                      const ExpDraw& C) {
-  const uint32_t* wp = src.buf + src.pos;  // local copies: nothing written below can alias them
-  const uint32_t* we = src.buf + src.end;
+/// Draws n samples (K a values, K b values, c) from the stream into r, in file order: first
+/// the npre words at pre (already taken from the stream), then the stream.
+void draw_expmant_raw(WordSource& src, const uint32_t* pre, size_t npre, Raw* r, uint64_t n, int K,
+                      const ExpDraw& A, const ExpDraw& B, const ExpDraw& C) {
+  bool in_pre = npre > 0;
+  const uint32_t* wp = in_pre ? pre : src.buf + src.pos;  // local copies: nothing written below
+  const uint32_t* we = in_pre ? pre + npre : src.buf + src.end;  // can alias them
   auto word = [&]() -> uint32_t {
     if (wp == we) {
-      src.g.generate(src.buf, 4096);
-      wp = src.buf;
-      we = src.buf + 4096;
+      if (in_pre) {
+        in_pre = false;
+        wp = src.buf + src.pos;
+        we = src.buf + src.end;
+      }
+      if (wp == we) {
+        src.g.generate(src.buf, 4096);
+        wp = src.buf;
+        we = src.buf + 4096;
+      }
     }
     return *wp++;
   };
@@ -338,7 +377,9 @@ void draw_expmant_raw(WordSource& src, Raw* r, uint64_t n, int K, const ExpDraw&
     const int e = expo(xc);
     *r++ = Raw{e, sig(uc)};
   }
-  // words of the block not used yet are the next call's first words
+  // words of the block not used yet are the next call's first words (pre is always used up:
+  // it holds exactly the words of a chunk without rejected draws)
+  if (in_pre) throw std::logic_error("sample: pre-drawn words left over");
   src.pos = static_cast<size_t>(wp - src.buf);
   src.end = static_cast<size_t>(we - src.buf);
 }
@@ -401,7 +442,9 @@ uint64_t write_samples(const SampleSpec& s, const std::string& dir, unsigned thr
   // stream, in file order a_1..a_k, b_1..b_k, c per sample) while the workers convert, format
   // and write chunk i.
   struct Buf {
-    std::vector<Raw> raw;
+    std::vector<uint32_t> words;  ///< direct: the chunk's random words, two per value
+    std::vector<Raw> raw;         ///< otherwise: the draws of each value
+    bool direct = false;
     uint64_t first = 0, n = 0;
   };
   Buf buf[2];
@@ -412,9 +455,35 @@ uint64_t write_samples(const SampleSpec& s, const std::string& dir, unsigned thr
 
   WordSource src(g);
   const ExpDraw da_(xa, ua), db_(xb, ub), dc_(xc, uc);
+  // Exponent-mantissa sampling with 32-bit significand draws takes two words a value, unless an
+  // exponent draw is rejected (probability (2^32 mod span)/2^32, below 1e-8 for the paper's
+  // ranges). The main thread takes the chunk's words from the stream and only checks the
+  // exponent words against the rejection limits; the workers compute the values from the words.
+  // A chunk with a rejection is drawn value by value instead, from the same words.
+  const bool direct_ok = !bits && ua == 32 && ub == 32 && uc == 32;
   auto draw = [&](Buf& b, uint64_t first, uint64_t n) {
     b.first = first;
     b.n = n;
+    b.direct = false;
+    size_t npre = 0;
+    if (direct_ok) {
+      npre = 2 * n * per;
+      b.words.resize(npre);
+      src.take(b.words.data(), npre);
+      const uint32_t* w = b.words.data();
+      const uint32_t la_ = xa.span ? xa.lim : UINT32_MAX, lb_ = xb.span ? xb.lim : UINT32_MAX,
+                     lc_ = xc.span ? xc.lim : UINT32_MAX;
+      uint32_t rejected = 0;
+      for (uint64_t i = 0; i < n; ++i, w += 2 * per) {
+        for (int j = 0; j < s.K; ++j) rejected |= w[2 * j] >= la_;
+        for (int j = s.K; j < 2 * s.K; ++j) rejected |= w[2 * j] >= lb_;
+        rejected |= w[4 * s.K] >= lc_;
+      }
+      if (!rejected) {
+        b.direct = true;
+        return;
+      }
+    }
     b.raw.resize(n * per);
     Raw* r = b.raw.data();
     if (bits) {
@@ -425,7 +494,7 @@ uint64_t write_samples(const SampleSpec& s, const std::string& dir, unsigned thr
       }
       return;
     }
-    draw_expmant_raw(src, r, n, s.K, da_, db_, dc_);
+    draw_expmant_raw(src, b.words.data(), npre, r, n, s.K, da_, db_, dc_);
   };
   // Conversion and writing: job 0 makes a.txt, job 1 b.txt and c.txt (one writer per file:
   // writes to one file from two threads would serialise on its inode lock in the kernel).
@@ -436,10 +505,17 @@ uint64_t write_samples(const SampleSpec& s, const std::string& dir, unsigned thr
       const uint64_t n = b.n;
       const size_t ll = job == 0 ? la : lb;
       T.resize(n * ll + (job == 1 ? n * lc : 0));
-      put_lines(&T[0], b.raw.data() + (job == 0 ? 0 : s.K), n, per, s.K, job == 0 ? cfa : cfb, ' ');
+      if (b.direct)
+        put_lines_words(&T[0], b.words.data() + (job == 0 ? 0 : 2 * s.K), n, 2 * per, s.K,
+                        job == 0 ? cfa : cfb, job == 0 ? xa : xb, ' ');
+      else
+        put_lines(&T[0], b.raw.data() + (job == 0 ? 0 : s.K), n, per, s.K, job == 0 ? cfa : cfb, ' ');
       put(job, &T[0], n * ll, hlen + b.first * ll);
       if (job == 1) {
-        put_lines(&T[n * ll], b.raw.data() + 2 * s.K, n, per, 1, cfc, '\n');
+        if (b.direct)
+          put_lines_words(&T[n * ll], b.words.data() + 4 * s.K, n, 2 * per, 1, cfc, xc, '\n');
+        else
+          put_lines(&T[n * ll], b.raw.data() + 2 * s.K, n, per, 1, cfc, '\n');
         put(2, &T[n * ll], n * lc, hlen + b.first * lc);
       }
     } catch (...) {

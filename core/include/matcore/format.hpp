@@ -78,8 +78,38 @@ std::vector<std::string> format_names();
 extern const Format kBinary64, kBinary32, kBinary16, kBfloat16, kTf32, kE4M3, kE5M2, kE4M3Fnuz,
     kE5M2Fnuz;
 
-/// Exact decode of a bit pattern (bits above width() must be zero).
-Unpacked decode(const Format& f, uint64_t bits);
+/// Exact decode of a bit pattern (bits above width() must be zero). Inline: it runs for every
+/// operand of every product.
+inline Unpacked decode(const Format& f, uint64_t bits) {
+  Unpacked u;
+  u.mbits = f.mbits;
+  const uint64_t mmask = (uint64_t{1} << f.mbits) - 1;
+  const uint64_t top = (uint64_t{1} << f.ebits) - 1;
+  const uint64_t E = (bits >> f.mbits) & top;
+  const uint64_t M = bits & mmask;
+  u.sign = (bits >> (f.width() - 1)) & 1;
+  switch (f.enc) {
+    case Encoding::IEEE:
+      if (E == top) { u.cls = M ? Class::NaN : Class::Inf; return u; }
+      break;
+    case Encoding::FN:
+      if (E == top && M == mmask) { u.cls = Class::NaN; return u; }
+      break;
+    case Encoding::FNUZ:
+      if (u.sign && E == 0 && M == 0) { u.cls = Class::NaN; return u; }
+      break;
+  }
+  if (E == 0) {
+    u.exp = f.emin();
+    u.sig = M;
+    u.cls = M ? Class::Subnormal : Class::Zero;
+  } else {
+    u.exp = static_cast<int>(E) - f.bias;
+    u.sig = M | (uint64_t{1} << f.mbits);
+    u.cls = Class::Normal;
+  }
+  return u;
+}
 
 /// An exact (or exact-plus-sticky) magnitude to be rounded: value = (-1)^sign *
 /// (mag + sticky*epsilon) * 2^lsb_exp, where `sticky` says that nonzero bits lie below mag's LSB.

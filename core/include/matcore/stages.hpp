@@ -4,6 +4,8 @@
 // signal names in the comments (multiplier.sig, aligner.e_max, ...) are the names used in
 // traces. Values are integers with an explicit binary point: no host floating point.
 #pragma once
+#include <algorithm>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,7 +25,7 @@ struct Trace {
 // Stage 1: operand decode.
 //   Contract: exact decode of `bits` in format f; with sub_in == false a subnormal becomes a
 //   zero of the same sign (denormals-are-zero).
-Unpacked decode_operand(const Format& f, uint64_t bits, bool sub_in);
+inline Unpacked decode_operand(const Format& f, uint64_t bits, bool sub_in);
 
 // ---------------------------------------------------------------------------------------------
 // Stage 2: multiplier.
@@ -54,20 +56,20 @@ struct MulCfg {
 
 /// Contract: exact product of two decoded operands (NaN in -> NaN; Inf*0 -> NaN with
 /// invalid; Inf*x -> Inf); optional magnitude overflow to Inf and optional rounding to `out`.
-Product multiply(const Unpacked& a, const Unpacked& b, const MulCfg& cfg);
+inline Product multiply(const Unpacked& a, const Unpacked& b, const MulCfg& cfg);
 
 /// The addend c as a term: sig with the format's fraction bits, exponent of its leading
 /// position (subnormal: emin).
-Product addend(const Unpacked& c);
+inline Product addend(const Unpacked& c);
 
 // ---------------------------------------------------------------------------------------------
 // Special values (resolved before the adders, as the hardware detects them at the inputs).
 enum class SpecialKind : uint8_t { None, NaNIn, Invalid, PosInf, NegInf };
-SpecialKind resolve_specials(const Product* terms, int n);
+inline SpecialKind resolve_specials(const Product* terms, int n);
 
 /// Result-selection rules (they pick bit patterns; no arithmetic):
 /// the output rounding options of a datapath,
-RoundOpts out_opts(const Datapath& dp);
+inline RoundOpts out_opts(const Datapath& dp);
 /// the bits of d for a resolved special case (NaN in, invalid, +/-Inf; NaN for Inf in a format
 /// without Inf),
 uint64_t special_bits(const Datapath& dp, SpecialKind k);
@@ -76,7 +78,7 @@ uint64_t special_bits(const Datapath& dp, SpecialKind k);
 uint64_t nan_with_sign(const Datapath& dp, uint64_t r, const Product* products, int n,
                        const Product& c);
 /// and the sign of an exact zero sum: -0 only when every addend is a -0 (or in RD mode).
-bool zero_sum_sign(const Datapath& dp, const Product* terms, int n);
+inline bool zero_sum_sign(const Datapath& dp, const Product* terms, int n);
 
 // ---------------------------------------------------------------------------------------------
 // Fixed-point value with explicit binary point: value = v * 2^(exp - frac).
@@ -93,7 +95,7 @@ std::string render(const Fixed& x);
 //   Contract: e_max = max over the exponents of the finite nonzero terms (and of c = 0 when
 //   c_zero_exp != kNone), never below emin_lim; kNone if there is no such term.
 //   first/stride select a subset (odd-even: stride 2).
-int align_exponent(const Product* terms, int n, int emin_lim, int first = 0, int stride = 1);
+inline int align_exponent(const Product* terms, int n, int emin_lim, int first = 0, int stride = 1);
 
 /// Contract: the term shifted to the reference exponent e_ref and cut to `frac` fractional
 /// bits below 2^e_ref, with truncation toward zero or round-down (floor).
@@ -105,11 +107,11 @@ struct Aligned {
   i128 v = 0;           ///< two's complement, `frac` fractional bits below 2^e_ref
   bool sticky = false;  ///< some nonzero bits were dropped
 };
-Aligned align_term(const Product& t, int e_ref, int frac, AlignRound mode);
+inline Aligned align_term(const Product& t, int e_ref, int frac, AlignRound mode);
 
 /// Shift a fixed-point value to a larger exponent and reduce it to `frac` fractional bits with
 /// the given rounding (used for the odd/even partial sums and the late-c shifts).
-Fixed shift_to(const Fixed& x, int e_ref, int frac, AlignRound mode, bool* sticky = nullptr);
+inline Fixed shift_to(const Fixed& x, int e_ref, int frac, AlignRound mode, bool* sticky = nullptr);
 
 // ---------------------------------------------------------------------------------------------
 // Stage 5: c-aligner with round-down (late c; Algorithms 1 and 2 of the paper).
@@ -149,5 +151,156 @@ uint64_t round_fixed(const Fixed& x, const Format& out, const RoundOpts& o, bool
 /// Non-finite terms must have been resolved before.
 uint64_t exact_sum_round(const Product* terms, int n, const Format& out, const RoundOpts& o,
                          bool zero_sign, Exact* exact_out = nullptr);
+
+// ---------------------------------------------------------------------------------------------
+// Definitions of the small stages above that sit on the hot path of every product (inline so
+// that the model, the SystemC modules and the tests all get them inlined; still one definition).
+
+inline Unpacked decode_operand(const Format& f, uint64_t bits, bool sub_in) {
+  Unpacked u = decode(f, bits);
+  if (!sub_in && u.cls == Class::Subnormal) {
+    u.cls = Class::Zero;
+    u.sig = 0;
+  }
+  return u;
+}
+
+inline Product multiply(const Unpacked& a, const Unpacked& b, const MulCfg& cfg) {
+  Product p{};
+  p.sign = a.sign != b.sign;
+  if (a.cls == Class::NaN || b.cls == Class::NaN) { p.cls = Class::NaN; return p; }
+  const bool ainf = a.cls == Class::Inf, binf = b.cls == Class::Inf;
+  if (ainf || binf) {
+    if (a.is_zero() || b.is_zero()) { p.cls = Class::NaN; p.invalid = true; return p; }
+    p.cls = Class::Inf;
+    return p;
+  }
+  if (a.is_zero() || b.is_zero()) { p.cls = Class::Zero; return p; }
+  p.cls = Class::Normal;
+  p.sig = static_cast<u128>(a.sig) * b.sig;
+  p.frac = a.mbits + b.mbits;
+  p.exp = a.exp + b.exp;
+  if (cfg.overflow_exp != kNone) {
+    // |p| = sig * 2^(exp - frac) >= 2^overflow_exp  <=>  msb(sig) + exp - frac >= overflow_exp
+    if (msb_index(p.sig) + p.exp - p.frac >= cfg.overflow_exp) {
+      p.cls = Class::Inf;
+      p.overflow = true;
+      p.sig = 0;
+      return p;
+    }
+  }
+  if (cfg.round_out) {
+    const Format& f = *cfg.out;
+    Exact x{p.sign, p.sig, p.exp - p.frac, false};
+    const uint64_t r = round_to_format(f, x, RoundOpts{Rounding::RNE, cfg.sub_out, -1, false});
+    const Unpacked u = decode(f, r);
+    if (u.cls == Class::Inf) { p.cls = Class::Inf; p.overflow = true; p.sig = 0; return p; }
+    p = addend(u);
+  }
+  return p;
+}
+
+inline Product addend(const Unpacked& c) {
+  Product p{};
+  p.sign = c.sign;
+  switch (c.cls) {
+    case Class::NaN: p.cls = Class::NaN; return p;
+    case Class::Inf: p.cls = Class::Inf; return p;
+    case Class::Zero: p.cls = Class::Zero; p.exp = c.exp; return p;
+    default: break;
+  }
+  p.cls = Class::Normal;
+  p.sig = c.sig;
+  p.frac = c.mbits;
+  p.exp = c.exp;
+  return p;
+}
+
+inline SpecialKind resolve_specials(const Product* t, int n) {
+  bool nan = false, invalid = false, pinf = false, ninf = false;
+  for (int i = 0; i < n; ++i) {
+    if (t[i].cls == Class::NaN) {
+      if (t[i].invalid) invalid = true;
+      else nan = true;
+    } else if (t[i].cls == Class::Inf) {
+      (t[i].sign ? ninf : pinf) = true;
+    }
+  }
+  if (nan) return SpecialKind::NaNIn;
+  if (invalid || (pinf && ninf)) return SpecialKind::Invalid;
+  if (pinf) return SpecialKind::PosInf;
+  if (ninf) return SpecialKind::NegInf;
+  return SpecialKind::None;
+}
+
+inline RoundOpts out_opts(const Datapath& dp) {
+  return RoundOpts{dp.out_round, dp.sub_out, dp.out_prec, dp.overflow_to_inf};
+}
+
+inline bool zero_sum_sign(const Datapath& dp, const Product* t, int n) {
+  bool all_zero = true, all_neg = true;
+  for (int i = 0; i < n; ++i) {
+    if (t[i].cls != Class::Zero) all_zero = false;
+    if (!t[i].sign) all_neg = false;
+  }
+  if (all_zero) return all_neg;
+  return dp.out_round == Rounding::RD;
+}
+
+inline int align_exponent(const Product* t, int n, int emin_lim, int first, int stride) {
+  int e = kNone;
+  for (int i = first; i < n; i += stride)
+    if (t[i].cls == Class::Normal && t[i].exp > e) e = t[i].exp;
+  if (e != kNone && emin_lim != kNone && e < emin_lim) e = emin_lim;
+  return e;
+}
+
+inline Aligned align_term(const Product& t, int e_ref, int frac, AlignRound mode) {
+  Aligned a;
+  if (t.cls != Class::Normal) return a;
+  // value = sig * 2^(exp - t.frac); target unit 2^(e_ref - frac)
+  // v = sig * 2^((exp - t.frac) - (e_ref - frac)) = sig * 2^(-s)
+  const int s = (e_ref - frac) - (t.exp - t.frac);
+  u128 m;
+  if (s <= 0) {
+    if (-s + msb_index(t.sig) >= 125) throw std::overflow_error("align_term: term above e_ref");
+    m = t.sig << (-s);
+    a.v = static_cast<i128>(m);
+    if (t.sign) a.v = -a.v;
+    return a;
+  }
+  bool st = false;
+  m = shr_sticky(t.sig, s, st);
+  a.sticky = st;
+  a.v = static_cast<i128>(m);
+  if (t.sign) {
+    a.v = -a.v;
+    if (mode == AlignRound::RD && st) a.v -= 1;  // floor of a negative value with lost bits
+  }
+  return a;
+}
+
+inline Fixed shift_to(const Fixed& x, int e_ref, int frac, AlignRound mode, bool* sticky) {
+  Fixed r;
+  r.exp = e_ref;
+  r.frac = frac;
+  // x.v * 2^(x.exp - x.frac) in units of 2^(e_ref - frac): shift right by s
+  const int s = (e_ref - frac) - (x.exp - x.frac);
+  if (s <= 0) {
+    r.v = x.v * (static_cast<i128>(1) << (-s));  // callers guarantee it fits
+    return r;
+  }
+  const bool neg = x.v < 0;
+  const u128 mag = neg ? static_cast<u128>(-x.v) : static_cast<u128>(x.v);
+  bool st = false;
+  const u128 m = shr_sticky(mag, s, st);
+  if (sticky) *sticky |= st;
+  r.v = static_cast<i128>(m);
+  if (neg) {
+    r.v = -r.v;
+    if (mode == AlignRound::RD && st) r.v -= 1;
+  }
+  return r;
+}
 
 }  // namespace mc
