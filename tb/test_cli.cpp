@@ -127,6 +127,12 @@ TEST(Cli, BadInputIsAClearErrorWithExitTwo) {
   r = run("validate --arch a100 --type fp16 --k 8 --a " + b + common);
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("expected K = 8"), std::string::npos) << r.out;
+  // the a file ends first (b, c, d have one more sample): an error, not a shorter validation
+  const std::string a1 = tmp("a1.txt", "3f800000 3f800000\n");
+  r = run("validate --arch a100 --type fp16 --a " + a1 + common);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("sample counts differ: " + a1 + " ends before the other files (at sample 2)"),
+            std::string::npos) << r.out;
   // c file with a malformed line
   const std::string badc = tmp("badc.txt", "00000000\n0101\n");
   r = run("validate --arch a100 --type fp16 --a " + b + " --b " + b + " --c " + badc + " --d " + d);

@@ -2,6 +2,9 @@
 // determinism of sample files whatever the thread count.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <random>
@@ -371,4 +374,59 @@ TEST(Sampling, MalformedLinesInLargeFilesNameTheLine) {
   std::ofstream(d + "/nonl.txt") << a.substr(0, a.size() - 1);
   EXPECT_EQ(validate_files(dp, d + "/nonl.txt", d + "/b.txt", d + "/c.txt", d + "/c.txt", 0, false, 2, 0, false).n,
             5000u);
+}
+
+TEST(Sampling, EveryCharacterIsCheckedInEveryTokenWidth) {
+  // One character of a value replaced by each of the 255 nonzero byte values. The fixed-width
+  // engine and the general engine (forced by a comment line at the end of a copy) agree on
+  // accepting the files and on d; a non-hex character is always an error, and a native value
+  // (every pattern valid) is accepted exactly when the character is a hex digit of either case.
+  struct Case { const char* type; std::string tok; bool native; };
+  for (const Case& cs : {Case{"fp16", "3c00", true}, Case{"fp16", "3f800000", false},
+                         Case{"fp64", "3ff0000000000000", false}, Case{"e4m3fnuz", "38", true}}) {
+    const Datapath dp = find_preset("mi300x", cs.type);
+    const int w = dp.a_fmt == kBinary64 ? 16 : 8;
+    const std::string cz(w, '0');
+    const std::string dir = ::testing::TempDir() + "/chars_" + std::string(cs.type) + std::to_string(cs.tok.size());
+    ::mkdir(dir.c_str(), 0777);
+    const int K = dp.k_default;
+    std::string line;
+    for (int k = 0; k < K; ++k) line += (k ? " " : "") + cs.tok;
+    const std::string good = line + "\n" + line + "\n";
+    std::ofstream(dir + "/b.txt") << good;
+    std::ofstream(dir + "/c.txt") << cz << "\n" << cz << "\n";
+    auto outcome = [&](const std::string& a, std::string& d) {
+      std::ofstream(dir + "/a.txt", std::ios::binary) << a;
+      try {
+        stream_files(dp, dir + "/a.txt", dir + "/b.txt", dir + "/c.txt", "", dir + "/d.txt", 0, false, 1, 0, false);
+      } catch (const InputError&) {
+        return false;
+      }
+      d = slurp(dir + "/d.txt");
+      return true;
+    };
+    std::string dref;
+    ASSERT_TRUE(outcome(good, dref));
+    for (size_t pos : {size_t{0}, cs.tok.size() - 1}) {
+      for (int ch = 1; ch < 256; ++ch) {
+        std::string a = good;
+        const size_t at = line.size() + 1 + pos;  // line 2, value 1
+        const char orig = a[at];
+        a[at] = static_cast<char>(ch);
+        std::string dg, dl;
+        const bool grid = outcome(a, dg), general = outcome(a + "#\n", dl);
+        const bool hex = std::isxdigit(ch) != 0;
+        ASSERT_EQ(grid, general) << cs.type << " token " << cs.tok << " char " << ch << " at " << pos;
+        if (!hex || cs.native) {
+          ASSERT_EQ(grid, hex) << cs.type << " token " << cs.tok << " char " << ch << " at " << pos;
+        }
+        if (grid) {
+          EXPECT_EQ(dg, dl) << ch;
+        }
+        if (hex && std::tolower(ch) == orig) {
+          EXPECT_EQ(dg, dref) << ch;
+        }
+      }
+    }
+  }
 }
