@@ -473,7 +473,20 @@ inline bool hex_token(const HexPairTable& t, const char* p, int digits, uint64_t
 
 /// A line of exactly K tokens of `digits` hex digits, single spaces, '\n' at the end.
 inline bool strict_ab(const HexPairTable& t, const char* p, int K, int digits, uint64_t* out) {
-  for (int k = 0; k < K; ++k, p += digits + 1) {
+  int k = 0;
+  if (digits == 4) {  // two 4-digit values per 8-character check
+    for (; k + 1 < K; k += 2, p += 10) {
+      uint32_t x0, x1;
+      std::memcpy(&x0, p, 4);
+      std::memcpy(&x1, p + 5, 4);
+      uint64_t v;
+      if (!swar_hex8(x0 | (static_cast<uint64_t>(x1) << 32), v)) return false;
+      out[k] = v >> 16;
+      out[k + 1] = v & 0xFFFF;
+      if (p[4] != ' ' || p[9] != (k + 1 == K - 1 ? '\n' : ' ')) return false;
+    }
+  }
+  for (; k < K; ++k, p += digits + 1) {
     if (!hex_token(t, p, digits, out[k])) return false;
     if (p[digits] != (k == K - 1 ? '\n' : ' ')) return false;
   }
