@@ -2,7 +2,8 @@
 // error messages that name the file, line and field.
 #include <gtest/gtest.h>
 
-#include <array>
+#include "run_command.hpp"
+
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -15,15 +16,8 @@ struct CliRun {
 };
 
 CliRun run(const std::string& args) {
-  const std::string cmd = std::string(MATCORE_CLI) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
   CliRun r{-1, ""};
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  r.status = mc_test::run_command(std::string(MATCORE_CLI) + " " + args + " 2>&1", &r.out);
   return r;
 }
 

@@ -9,6 +9,8 @@
 // crafted sample) where the field shows.
 #include <gtest/gtest.h>
 
+#include "run_command.hpp"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -195,15 +197,7 @@ TEST(ExplainMismatchList, ReadsValidateOutput) {
   EXPECT_THROW(parse_mismatch_list(dp, bad), std::invalid_argument);
 }
 
-int run(const std::string& cmd, std::string* out) {
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return -1;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out->append(buf, n);
-  const int st = ::pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+int run(const std::string& cmd, std::string* out) { return mc_test::run_command(cmd, out); }
 
 TEST(ExplainCli, FromValidateMismatchesToTheParameter) {
   // a "device" that is mi300x/fp16 with 23 fraction bits in the aligner: matcore validate

@@ -6,6 +6,8 @@
 // (tb/vectors/paper_cdna*.pvt); NVIDIA has no paper vectors, so fixed vectors are used.
 #include <gtest/gtest.h>
 
+#include "run_command.hpp"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -241,15 +243,7 @@ std::string hexlist(const Format& f, const std::vector<uint64_t>& v) {
   return s;
 }
 
-int run(const std::string& cmd, std::string* out) {
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return -1;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out->append(buf, n);
-  const int st = ::pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+int run(const std::string& cmd, std::string* out) { return mc_test::run_command(cmd, out); }
 
 /// The core Trace of dot, per group ("group" rows split it; rows after the last group that
 /// belong to the final c addition are put in the last group).
