@@ -448,8 +448,8 @@ uint64_t write_samples(const SampleSpec& s, const std::string& dir, unsigned thr
     uint64_t first = 0, n = 0;
   };
   Buf buf[2];
-  std::vector<std::string> text(2);
-  std::vector<std::exception_ptr> err(2);
+  std::vector<std::string> text(threads);
+  std::vector<std::exception_ptr> err(threads);
   const bool tty = progress && isatty(fileno(stderr)) && s.N >= 100000;
   const bool bits = s.strategy == Strategy::Bits;
 
@@ -496,41 +496,53 @@ uint64_t write_samples(const SampleSpec& s, const std::string& dir, unsigned thr
     }
     draw_expmant_raw(src, b.words.data(), npre, r, n, s.K, da_, db_, dc_);
   };
-  // Conversion and writing: job 0 makes a.txt, job 1 b.txt and c.txt (one writer per file:
-  // writes to one file from two threads would serialise on its inode lock in the kernel).
   const LineCfg cfa(s.a_fmt, wa, ua, da, bits), cfb(s.b_fmt, wb, ub, db, bits), cfc(s.c_fmt, wc, uc, dc, bits);
-  auto convert_job = [&](const Buf& b, int job) {
+  // A part makes the lines of samples [i0, i1) of the chunk for the files in `files` (1: a,
+  // 2: b, 4: c) and writes them at their offsets.
+  auto convert_part = [&](const Buf& b, unsigned part, uint64_t i0, uint64_t i1, int files) {
     try {
-      std::string& T = text[job];
-      const uint64_t n = b.n;
-      const size_t ll = job == 0 ? la : lb;
-      T.resize(n * ll + (job == 1 ? n * lc : 0));
-      if (b.direct)
-        put_lines_words(&T[0], b.words.data() + (job == 0 ? 0 : 2 * s.K), n, 2 * per, s.K,
-                        job == 0 ? cfa : cfb, job == 0 ? xa : xb, ' ');
-      else
-        put_lines(&T[0], b.raw.data() + (job == 0 ? 0 : s.K), n, per, s.K, job == 0 ? cfa : cfb, ' ');
-      put(job, &T[0], n * ll, hlen + b.first * ll);
-      if (job == 1) {
-        if (b.direct)
-          put_lines_words(&T[n * ll], b.words.data() + 4 * s.K, n, 2 * per, 1, cfc, xc, '\n');
-        else
-          put_lines(&T[n * ll], b.raw.data() + 2 * s.K, n, per, 1, cfc, '\n');
-        put(2, &T[n * ll], n * lc, hlen + b.first * lc);
+      std::string& T = text[part];
+      const uint64_t n = i1 - i0;
+      T.resize(n * ((files & 1 ? la : 0) + (files & 2 ? lb : 0) + (files & 4 ? lc : 0)));
+      char* q = &T[0];
+      const uint32_t* w = b.direct ? b.words.data() + i0 * 2 * per : nullptr;
+      const Raw* r = b.direct ? nullptr : b.raw.data() + i0 * per;
+      struct File { int bit, id; size_t line; const LineCfg* cfg; const UniformInt* x; size_t first; int k; char sep; };
+      const File fs[3] = {{1, 0, la, &cfa, &xa, 0, s.K, ' '},
+                          {2, 1, lb, &cfb, &xb, static_cast<size_t>(s.K), s.K, ' '},
+                          {4, 2, lc, &cfc, &xc, static_cast<size_t>(2 * s.K), 1, '\n'}};
+      for (const File& f : fs) {
+        if (!(files & f.bit)) continue;
+        if (b.direct) put_lines_words(q, w + 2 * f.first, n, 2 * per, f.k, *f.cfg, *f.x, f.sep);
+        else put_lines(q, r + f.first, n, per, f.k, *f.cfg, f.sep);
+        put(f.id, q, n * f.line, hlen + (b.first + i0) * f.line);
+        q += n * f.line;
       }
     } catch (...) {
-      err[job] = std::current_exception();
+      err[part] = std::current_exception();
     }
   };
+  // Two threads: one writes a.txt, the other b.txt and c.txt (writes to one file from two
+  // threads would serialise on its inode lock in the kernel). More threads: each makes a range
+  // of samples for all three files (the conversion then scales; the writes share the locks).
   auto convert_all = [&](const Buf& b) {
     if (threads == 1) {
-      convert_job(b, 0);
-      convert_job(b, 1);
+      convert_part(b, 0, 0, b.n, 7);
       return;
     }
-    std::thread other(convert_job, std::cref(b), 1);
-    convert_job(b, 0);
-    other.join();
+    std::vector<std::thread> pool;
+    if (threads == 2) {
+      pool.emplace_back(convert_part, std::cref(b), 1u, uint64_t{0}, b.n, 6);
+      convert_part(b, 0, 0, b.n, 1);
+    } else {
+      const uint64_t sub = (b.n + threads - 1) / threads;
+      for (unsigned t = 1; t < threads; ++t) {
+        const uint64_t i0 = std::min(b.n, t * sub), i1 = std::min(b.n, i0 + sub);
+        if (i0 < i1) pool.emplace_back(convert_part, std::cref(b), t, i0, i1, 7);
+      }
+      convert_part(b, 0, 0, std::min(b.n, sub), 7);
+    }
+    for (auto& th : pool) th.join();
   };
   std::thread pending;
   auto settle = [&] {
