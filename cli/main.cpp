@@ -211,7 +211,6 @@ int cmd_dot(int argc, char** argv) {
 }
 
 // --------------------------------------------------------------------------------- validate
-int in_width(const Datapath& dp) { return dp.a_fmt == kBinary64 ? 64 : 32; }
 
 int cmd_validate(int argc, char** argv) {
   Args a = parse_args(argc, argv, {"zero-c"},
@@ -246,37 +245,16 @@ int cmd_validate(int argc, char** argv) {
 }
 
 // ---------------------------------------------------------------------------- gemm / mfma
-Matrix read_matrix(const std::string& path, const Format& f, Rounding ingest, int width) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open file for reading");
+/// A matrix file is an a/b vector file with one row per line (widened or native values).
+Matrix read_matrix(const std::string& path, const Format& f, Rounding ingest) {
+  const AbFile file = read_ab_file(path, 0, f);
   Matrix M;
-  std::string line;
-  int ln = 0;
-  const size_t digits = width == 64 ? 16 : 8;
-  while (std::getline(in, line)) {
-    ++ln;
-    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
-    if (!line.empty() && line[0] == '#') continue;
-    if (line.empty()) throw InputError(path + ":" + std::to_string(ln) + ": row: empty line");
-    std::istringstream ss(line);
-    std::string tok;
-    int cols = 0;
-    while (ss >> tok) {
-      ++cols;
-      const std::string where = path + ":" + std::to_string(ln) + ": column " + std::to_string(cols);
-      uint64_t v = 0;
-      if (tok.size() != digits || tok.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
-        throw InputError(where + ": '" + tok + "' is not " + std::to_string(digits) + " hex digits");
-      v = std::stoull(tok, nullptr, 16);
-      M.v.push_back(ingest_value(f, ingest, v, width, where));
-    }
-    if (M.rows == 0) M.cols = cols;
-    else if (cols != M.cols)
-      throw InputError(path + ":" + std::to_string(ln) + ": row: " + std::to_string(cols) +
-                       " values, earlier rows " + std::to_string(M.cols));
-    ++M.rows;
-  }
-  if (M.rows == 0) throw InputError(path + ": no rows (empty file)");
+  M.rows = static_cast<int>(file.samples());
+  M.cols = file.K;
+  M.v.resize(file.v.size());
+  for (size_t i = 0; i < file.v.size(); ++i)
+    M.v[i] = ab_operand(f, ingest, file, i,
+                        path + ":" + std::to_string(i / file.K + 1) + ": column " + std::to_string(i % file.K + 1));
   return M;
 }
 
@@ -297,7 +275,7 @@ void write_matrix(const std::string& path, const Matrix& M, const Datapath& dp) 
 Matrix read_c(const Args& a, const Datapath& dp, int rows, int cols) {
   const int w = dp.out_fmt == kBinary64 ? 64 : 32;
   if (!a.has("C")) return Matrix{rows, cols, std::vector<uint64_t>(static_cast<size_t>(rows) * cols, 0)};
-  Matrix C = read_matrix(a.get("C"), w == 64 ? kBinary64 : kBinary32, Rounding::RNE, w);
+  Matrix C = read_matrix(a.get("C"), w == 64 ? kBinary64 : kBinary32, Rounding::RNE);
   if (w == 32)
     for (auto& x : C.v) x = c_from_binary32(dp, x);
   return C;
@@ -317,9 +295,8 @@ int cmd_gemm(int argc, char** argv, bool single) {
     dp = find_preset(arch, a.need("type"), a.get("out"), a.get("variant"));
     instr_k = a.has("k") ? parse_int("k", a.get("k"), 1, 1 << 16) : dp.k_default;
   }
-  const int w = in_width(dp);
-  const Matrix A = read_matrix(a.need("A"), dp.a_fmt, dp.ingest, w);
-  const Matrix B = read_matrix(a.need("B"), dp.b_fmt, dp.ingest, w);
+  const Matrix A = read_matrix(a.need("A"), dp.a_fmt, dp.ingest);
+  const Matrix B = read_matrix(a.need("B"), dp.b_fmt, dp.ingest);
   if (single) {
     const Matrix C = read_c(a, dp, in->blocks * in->m, in->n);
     write_matrix(a.get("D"), mfma(dp, *in, A, B, C), dp);

@@ -172,6 +172,11 @@ TEST(Cli, GemmAndMfmaOnFiles) {
   CliRun r = run("gemm --arch mi300x --type fp16 --A " + A + " --B " + B);
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("40800000 40a00000\n41200000 41300000"), std::string::npos) << r.out;
+  // the same A written as binary16 patterns (the native form of the vector format)
+  const std::string An = tmp("An.txt", "3c00 4000 4200\n4400 4500 4600\n");
+  r = run("gemm --arch mi300x --type fp16 --A " + An + " --B " + B);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("40800000 40a00000\n41200000 41300000"), std::string::npos) << r.out;
   // shape errors name the files
   r = run("gemm --arch mi300x --type fp16 --A " + A + " --B " + A);
   EXPECT_EQ(r.status, 2);
