@@ -19,6 +19,7 @@
 #include "matcore/features.hpp"
 #include "matcore/instructions.hpp"
 #include "matcore/model.hpp"
+#include "matcore/options.hpp"
 #include "matcore/presets.hpp"
 #include "matcore/sample.hpp"
 #include "matcore/stats.hpp"
@@ -29,10 +30,6 @@
 using namespace mc;
 
 namespace {
-
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 const char* kUsage =
     "matcore: bit-exact models of GPU matrix-multiply units (AMD CDNA 1/2/3, NVIDIA)\n"
@@ -63,60 +60,16 @@ const char* kUsage =
     "Vector files (a/b/c/d) use the format of shared/hwdata/nvidia/README.md; matrix files hold\n"
     "one row per line of binary32 hex patterns (binary64 for fp64). See docs/cli.md.\n";
 
-struct Args {
-  std::string cmd;
-  std::map<std::string, std::string> opt;
-  std::vector<std::string> pos;
-  std::vector<std::string> flags_seen;
+using Args = Options;
 
-  bool has(const std::string& k) const { return opt.count(k) != 0; }
-  std::string get(const std::string& k, const std::string& def = "") const {
-    auto it = opt.find(k);
-    return it == opt.end() ? def : it->second;
-  }
-  std::string need(const std::string& k) const {
-    auto it = opt.find(k);
-    if (it == opt.end() || it->second.empty())
-      throw UsageError(cmd + ": missing --" + k);
-    return it->second;
-  }
-};
-
+/// The options of `matcore CMD ...`; errors start with "CMD: ".
 Args parse_args(int argc, char** argv, const std::vector<std::string>& flags,
                 const std::vector<std::string>& valued) {
-  Args a;
-  a.cmd = argv[1];
-  for (int i = 2; i < argc; ++i) {
-    std::string s = argv[i];
-    if (s.rfind("--", 0) == 0) {
-      std::string k = s.substr(2), v;
-      const size_t eq = k.find('=');
-      if (eq != std::string::npos) { v = k.substr(eq + 1); k = k.substr(0, eq); }
-      if (std::find(flags.begin(), flags.end(), k) != flags.end()) {
-        a.opt[k] = "1";
-        continue;
-      }
-      if (std::find(valued.begin(), valued.end(), k) == valued.end())
-        throw UsageError(a.cmd + ": unknown option --" + k);
-      if (eq == std::string::npos) {
-        if (i + 1 >= argc) throw UsageError(a.cmd + ": --" + k + " needs a value");
-        v = argv[++i];
-      }
-      a.opt[k] = v;
-    } else {
-      a.pos.push_back(s);
-    }
-  }
-  return a;
+  return parse_options(argc, argv, flags, valued, true, std::string(argv[1]) + ": ");
 }
 
 int parse_int(const std::string& what, const std::string& s, int lo, int hi) {
-  char* end = nullptr;
-  const long v = std::strtol(s.c_str(), &end, 10);
-  if (s.empty() || *end || v < lo || v > hi)
-    throw UsageError("--" + what + " must be an integer in " + std::to_string(lo) + ".." +
-                     std::to_string(hi) + " (got '" + s + "')");
-  return static_cast<int>(v);
+  return parse_int_option(what, s, lo, hi);
 }
 
 std::string hex(const Format& f, uint64_t v) { return to_hex_bits(f, v); }
@@ -500,7 +453,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "matcore: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
     return 2;
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "matcore %s\n(run 'matcore --help' for usage)\n", e.what());
+    const std::string m = e.what();  // parse_args errors start with "CMD: ", value errors do not
+    std::fprintf(stderr, "matcore %s%s\n(run 'matcore --help' for usage)\n",
+                 m.rfind(cmd + ": ", 0) == 0 ? "" : (cmd + ": ").c_str(), m.c_str());
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "matcore %s: error: %s\n", cmd.c_str(), e.what());

@@ -22,6 +22,7 @@
 
 #include "matcore/explain.hpp"
 #include "matcore/model.hpp"
+#include "matcore/options.hpp"
 #include "matcore/presets.hpp"
 #include "matcore/validate.hpp"
 #include "matcore/vectors.hpp"
@@ -51,40 +52,14 @@ const char* kUsage =
     "\n"
     "Open a trace: gtkwave run/trace-ARCH-TYPE.vcd waves/<layout>.gtkw (the layout is printed).\n";
 
-struct Usage : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using Usage = UsageError;
 
-std::map<std::string, std::string> parse(int argc, char** argv, const std::set<std::string>& flags,
-                                         const std::set<std::string>& valued) {
-  std::map<std::string, std::string> o;
-  for (int i = 2; i < argc; ++i) {
-    std::string s = argv[i];
-    if (s.rfind("--", 0) != 0) throw Usage(std::string("unexpected argument '") + s + "'");
-    std::string k = s.substr(2), v;
-    const size_t eq = k.find('=');
-    if (eq != std::string::npos) { v = k.substr(eq + 1); k = k.substr(0, eq); }
-    if (flags.count(k)) { o[k] = "1"; continue; }
-    if (!valued.count(k)) throw Usage("unknown option --" + k);
-    if (eq == std::string::npos) {
-      if (i + 1 >= argc) throw Usage("--" + k + " needs a value");
-      v = argv[++i];
-    }
-    o[k] = v;
-  }
-  return o;
+Options parse(int argc, char** argv, const std::vector<std::string>& flags,
+              const std::vector<std::string>& valued) {
+  return parse_options(argc, argv, flags, valued);
 }
-
-std::string need(const std::map<std::string, std::string>& o, const std::string& k) {
-  auto it = o.find(k);
-  if (it == o.end() || it->second.empty()) throw Usage("missing --" + k);
-  return it->second;
-}
-
-std::string get(const std::map<std::string, std::string>& o, const std::string& k, const std::string& d = "") {
-  auto it = o.find(k);
-  return it == o.end() ? d : it->second;
-}
+std::string need(const Options& o, const std::string& k) { return o.need(k); }
+std::string get(const Options& o, const std::string& k, const std::string& d = "") { return o.get(k, d); }
 
 /// The committed GTKWave layout for a datapath (by structure, so that e.g. the CDNA3 fp32
 /// SFMA uses the exact-adder layout).
@@ -137,8 +112,8 @@ int cmd_trace(int argc, char** argv) {
   const Format& cf = dp.out_fmt == kBinary64 ? kBinary64 : kBinary32;
   const int w = dp.a_fmt == kBinary64 ? 64 : 32;
   std::vector<Sample> samples;
-  if (o.count("file")) {
-    if (o.count("a") || o.count("b") || o.count("c")) throw Usage("trace: give --file or --a/--b/--c, not both");
+  if (o.has("file")) {
+    if (o.has("a") || o.has("b") || o.has("c")) throw Usage("trace: give --file or --a/--b/--c, not both");
     const std::string dir = need(o, "file");
     const AbFile A = read_ab_file(dir + "/a.txt", 0, dp.a_fmt);
     const AbFile B = read_ab_file(dir + "/b.txt", A.K, dp.b_fmt);
@@ -185,7 +160,7 @@ int cmd_trace(int argc, char** argv) {
   tf->set_time_unit(1, sc_core::SC_NS);
   mcsc::TopOptions opt;
   opt.vcd = tf;
-  opt.text = !o.count("no-text");
+  opt.text = !o.has("no-text");
   mcsc::DatapathTop top("dp", dp, opt);
 
   std::printf("preset %s: %s, n_fma=%d\n", dp.name().c_str(), dp.family.c_str(), dp.n_fma);
@@ -223,7 +198,7 @@ int cmd_trace(int argc, char** argv) {
                   s.d == r->d32 ? "(model matches)" : "(model differs: try matcore explain)");
   }
   std::printf("\nVCD: %s\n", vcd.c_str());
-  if (!o.count("no-fst") && has_program("vcd2fst")) {
+  if (!o.has("no-fst") && has_program("vcd2fst")) {
     const std::string fst = vcd.substr(0, vcd.size() - 4) + ".fst";
     const std::string cmd = "vcd2fst '" + vcd + "' '" + fst + "' >/dev/null 2>&1";
     if (std::system(cmd.c_str()) == 0) std::printf("FST: %s\n", fst.c_str());
@@ -246,8 +221,8 @@ int cmd_layout(int argc, char** argv) {
   auto o = parse(argc, argv, {}, {"family", "arch", "type", "out", "variant"});
   std::vector<Datapath> dps;
   std::string title;
-  if (o.count("family")) {
-    const std::string fam = o["family"];
+  if (o.has("family")) {
+    const std::string fam = o.get("family");
     for (const Datapath& dp : all_presets()) {
       if (family_of(dp) != fam) continue;
       dps.push_back(dp);
@@ -284,8 +259,8 @@ int cmd_pipeline(int argc, char** argv) {
   std::vector<std::unique_ptr<mcsc::DatapathTop>> tops;
   int i = 0;
   for (const Datapath& dp : all_presets()) {
-    if (o.count("arch") && dp.arch != o["arch"]) continue;
-    if (o.count("type") && dp.type != o["type"]) continue;
+    if (o.has("arch") && dp.arch != o.get("arch")) continue;
+    if (o.has("type") && dp.type != o.get("type")) continue;
     tops.emplace_back(new mcsc::DatapathTop(("t" + std::to_string(i++)).c_str(), dp));
   }
   for (const auto& t : tops) {

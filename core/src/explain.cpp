@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "matcore/model.hpp"
+#include "matcore/options.hpp"
 #include "matcore/presets.hpp"
 #include "matcore/validate.hpp"
 #include "matcore/vectors.hpp"
@@ -271,41 +272,12 @@ const char* kExplainUsage =
     "  a binary32 (binary64) hex pattern, binary16 results widened, or an exact value.\n"
     "  Exit status: 0 some variation reproduces every sample, 1 none does, 2 bad input.\n";
 
-struct Opts {
-  std::map<std::string, std::string> v;
-  bool has(const std::string& k) const { return v.count(k) != 0; }
-  std::string get(const std::string& k, const std::string& d = "") const {
-    auto it = v.find(k);
-    return it == v.end() ? d : it->second;
-  }
-  std::string need(const std::string& k) const {
-    auto it = v.find(k);
-    if (it == v.end() || it->second.empty()) throw std::invalid_argument("missing --" + k);
-    return it->second;
-  }
-};
-
 int run_explain(int argc, char** argv) {
-  Opts o;
-  const std::vector<std::string> flags = {"no-trace", "all"};
-  const std::vector<std::string> valued = {"arch", "type", "out", "variant", "a", "b", "c", "d",
-                                           "mismatches", "file", "samples", "span"};
-  for (int i = 2; i < argc; ++i) {
-    std::string s = argv[i];
-    if (s == "--help" || s == "-h") { std::fputs(kExplainUsage, stdout); return 0; }
-    if (s.rfind("--", 0) != 0) throw std::invalid_argument("unexpected argument '" + s + "'");
-    std::string k = s.substr(2), val;
-    const size_t eq = k.find('=');
-    if (eq != std::string::npos) { val = k.substr(eq + 1); k = k.substr(0, eq); }
-    if (std::find(flags.begin(), flags.end(), k) != flags.end()) { o.v[k] = "1"; continue; }
-    if (std::find(valued.begin(), valued.end(), k) == valued.end())
-      throw std::invalid_argument("unknown option --" + k);
-    if (eq == std::string::npos) {
-      if (i + 1 >= argc) throw std::invalid_argument("--" + k + " needs a value");
-      val = argv[++i];
-    }
-    o.v[k] = val;
-  }
+  for (int i = 2; i < argc; ++i)
+    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) { std::fputs(kExplainUsage, stdout); return 0; }
+  const Options o = parse_options(argc, argv, {"no-trace", "all"},
+                                  {"arch", "type", "out", "variant", "a", "b", "c", "d", "mismatches", "file",
+                                   "samples", "span"});
   const Datapath dp = find_preset(o.need("arch"), o.need("type"), o.get("out"), o.get("variant"));
   const Format& sf = dp.out_fmt == kBinary64 ? kBinary64 : kBinary32;  // stored d / c format
   std::vector<ExplainSample> samples;
