@@ -226,7 +226,7 @@ void write_matrix(const std::string& path, const Matrix& M, const Datapath& dp) 
 }
 
 Matrix read_c(const Args& a, const Datapath& dp, int rows, int cols) {
-  const int w = dp.out_fmt == kBinary64 ? 64 : 32;
+  const int w = stored_width(dp.out_fmt);
   if (!a.has("C")) return Matrix{rows, cols, std::vector<uint64_t>(static_cast<size_t>(rows) * cols, 0)};
   Matrix C = read_matrix(a.get("C"), w == 64 ? kBinary64 : kBinary32, Rounding::RNE);
   if (w == 32)

@@ -110,7 +110,7 @@ int cmd_trace(int argc, char** argv) {
                  {"arch", "type", "out", "variant", "a", "b", "c", "file", "samples", "vcd"});
   const Datapath dp = find_preset(need(o, "arch"), need(o, "type"), get(o, "out"), get(o, "variant"));
   const Format& cf = dp.out_fmt == kBinary64 ? kBinary64 : kBinary32;
-  const int w = dp.a_fmt == kBinary64 ? 64 : 32;
+  const int w = stored_width(dp.a_fmt);
   std::vector<Sample> samples;
   if (o.has("file")) {
     if (o.has("a") || o.has("b") || o.has("c")) throw Usage("trace: give --file or --a/--b/--c, not both");

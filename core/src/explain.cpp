@@ -232,13 +232,13 @@ std::vector<ExplainSample> parse_mismatch_list(const Datapath& dp, std::istream&
 
 std::vector<ExplainSample> load_dir_samples(const Datapath& dp, const std::string& dir,
                                             const std::vector<uint64_t>& idx, bool need_d) {
-  const int w = dp.a_fmt == kBinary64 ? 64 : 32;
+  const int w = stored_width(dp.a_fmt);
   const AbFile A = read_ab_file(dir + "/a.txt", 0, dp.a_fmt);
   const AbFile B = read_ab_file(dir + "/b.txt", A.K, dp.b_fmt);
   const std::vector<uint64_t> C = read_cd_file(dir + "/c.txt", w);
   std::vector<uint64_t> D;
   const std::string dpath = dir + "/d.txt";
-  if (need_d || ::access(dpath.c_str(), R_OK) == 0) D = read_cd_file(dpath, dp.out_fmt == kBinary64 ? 64 : 32);
+  if (need_d || ::access(dpath.c_str(), R_OK) == 0) D = read_cd_file(dpath, stored_width(dp.out_fmt));
   std::vector<ExplainSample> out;
   for (uint64_t i : idx) {
     if (i >= A.samples() || i >= B.samples() || i >= C.size() || (need_d && i >= D.size()))

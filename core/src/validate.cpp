@@ -19,7 +19,7 @@ SampleSet load_sample_set(const Datapath& dp, const std::string& fa, const std::
   const AbFile A = read_ab_file(fa, expect_k, dp.a_fmt);
   const AbFile B = read_ab_file(fb, A.K, dp.b_fmt);
   const std::vector<uint64_t> C = read_cd_file(fc, w);
-  const std::vector<uint64_t> D = read_cd_file(fd, dp.out_fmt == kBinary64 ? 64 : 32);
+  const std::vector<uint64_t> D = read_cd_file(fd, stored_width(dp.out_fmt));
   const size_t n = A.samples();
   if (B.samples() != n || C.size() != n || D.size() != n)
     throw InputError("sample counts differ: " + fa + " has " + std::to_string(n) + ", " + fb +
@@ -303,23 +303,6 @@ size_t first_token_len(const char* s, size_t n) {
   return j - i;
 }
 
-/// How the values of an a/b file are written: widened (8 / 16 hex digits) or in the input
-/// format itself (native_digits), decided by the first value of the file.
-struct AbForm {
-  int digits = 8;
-  bool native = false;
-  std::string note;  ///< appended to digit-count errors
-  AbForm() = default;
-  AbForm(const Format& f, int stored_w, size_t first_len) {
-    const int nd = native_digits(f);
-    native = nd > 0 && first_len == static_cast<size_t>(nd);
-    digits = native ? nd : stored_w / 4;
-    if (nd > 0)
-      note = native ? " (" + f.name + " itself, as on the first value)"
-                    : " (" + f.name + " widened to binary" + std::to_string(stored_w) + ", as on the first value)";
-  }
-};
-
 int count_tokens(const char* s, size_t n) {
   int k = 0;
   bool in = false;
@@ -514,8 +497,8 @@ struct GiveUp {};  // the grid engine cannot take these files: use the general e
 StreamResult stream_grid(const Datapath& dp, const std::string& pa, const std::string& pb,
                          const std::string& pc, const std::string& pd, const std::string& out,
                          int expect_k, bool zero_c, unsigned threads, size_t keep, bool progress) {
-  const int w = dp.a_fmt == kBinary64 ? 64 : 32;
-  const int dw = dp.out_fmt == kBinary64 ? 64 : 32;
+  const int w = stored_width(dp.a_fmt);
+  const int dw = stored_width(dp.out_fmt);
   const bool have_d = !pd.empty();
   const Mapped ma(pa), mb(pb), mc_(pc);
   std::unique_ptr<Mapped> md(have_d ? new Mapped(pd) : nullptr);
@@ -527,8 +510,8 @@ StreamResult stream_grid(const Datapath& dp, const std::string& pa, const std::s
   const char* la0 = ma.p + ga.off;
   const int K = count_tokens(la0, ga.len - 1);
   if (K == 0 || (expect_k > 0 && K != expect_k)) throw GiveUp{};
-  const AbForm fa(dp.a_fmt, w, first_token_len(la0, ga.len - 1));
-  const AbForm fb(dp.b_fmt, w, first_token_len(mb.p + gb.off, gb.len - 1));
+  const AbForm fa = ab_form(dp.a_fmt, first_token_len(la0, ga.len - 1));
+  const AbForm fb = ab_form(dp.b_fmt, first_token_len(mb.p + gb.off, gb.len - 1));
   if ((fa.digits & 1) || (fb.digits & 1)) throw GiveUp{};
   if (ga.len != static_cast<size_t>(K) * (fa.digits + 1) || gb.len != static_cast<size_t>(K) * (fb.digits + 1))
     throw GiveUp{};
@@ -671,8 +654,8 @@ namespace {
 StreamResult stream_general(const Datapath& dp, const std::string& pa, const std::string& pb,
                             const std::string& pc, const std::string& pd, const std::string& out,
                             int expect_k, bool zero_c, unsigned threads, size_t keep, bool progress) {
-  const int w = dp.a_fmt == kBinary64 ? 64 : 32;
-  const int dw = dp.out_fmt == kBinary64 ? 64 : 32;
+  const int w = stored_width(dp.a_fmt);
+  const int dw = stored_width(dp.out_fmt);
   const bool have_d = !pd.empty();
   BlockReader ra(pa), rb(pb), rc(pc);
   std::unique_ptr<BlockReader> rd(have_d ? new BlockReader(pd) : nullptr);
@@ -713,8 +696,8 @@ StreamResult stream_general(const Datapath& dp, const std::string& pa, const std
     }
     if (m && K == 0) K = count_tokens(x.ba.data.data() + x.ba.start[0], x.ba.len[0]);
     if (m && consumed == 0) {
-      form_a = AbForm(dp.a_fmt, w, first_token_len(x.ba.data.data() + x.ba.start[0], x.ba.len[0]));
-      form_b = AbForm(dp.b_fmt, w, first_token_len(x.bb.data.data() + x.bb.start[0], x.bb.len[0]));
+      form_a = ab_form(dp.a_fmt, first_token_len(x.ba.data.data() + x.ba.start[0], x.ba.len[0]));
+      form_b = ab_form(dp.b_fmt, first_token_len(x.bb.data.data() + x.bb.start[0], x.bb.len[0]));
     }
     x.n = m;
     consumed += m;

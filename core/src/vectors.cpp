@@ -50,12 +50,23 @@ int native_digits(const Format& f) {
 
 int stored_width(const Format& f) { return f == kBinary64 ? 64 : 32; }
 
+AbForm ab_form(const Format& f, size_t first_value_digits) {
+  AbForm form;
+  const int nd = native_digits(f), sw = stored_width(f);
+  form.native = nd > 0 && first_value_digits == static_cast<size_t>(nd);
+  form.digits = form.native ? nd : sw / 4;
+  if (nd > 0)
+    form.note = form.native ? " (" + f.name + " itself, as on the first value)"
+                            : " (" + f.name + " widened to binary" + std::to_string(sw) + ", as on the first value)";
+  return form;
+}
+
 AbFile read_ab_file(const std::string& path, int expect_k, const Format& fmt) {
   std::ifstream in = open_in(path);
   AbFile f;
   f.width = stored_width(fmt);
-  const size_t wide = static_cast<size_t>(f.width / 4), native = static_cast<size_t>(native_digits(fmt));
-  size_t digits = 0;  // decided by the first value
+  AbForm form;
+  bool decided = false;  // by the first value
   std::string line;
   size_t ln = 0;
   while (std::getline(in, line)) {
@@ -68,19 +79,15 @@ AbFile read_ab_file(const std::string& path, int expect_k, const Format& fmt) {
     int k = 0;
     while (ss >> tok) {
       ++k;
-      if (digits == 0) {
-        digits = (native && tok.size() == native) ? native : wide;
-        f.native_bits = digits == native ? fmt.width() : 0;
+      if (!decided) {
+        form = ab_form(fmt, tok.size());
+        f.native_bits = form.native ? fmt.width() : 0;
+        decided = true;
       }
       uint64_t v;
-      if (tok.size() != digits || !parse_hex(tok, v)) {
-        std::string want = std::to_string(digits) + " hex digits";
-        if (native && digits == wide)
-          want += " (" + fmt.name + " widened to binary32, as on the first value)";
-        else if (native)
-          want += " (" + fmt.name + " itself, as on the first value)";
-        fail(path, ln, "value " + std::to_string(k), "'" + tok + "' is not " + want);
-      }
+      if (tok.size() != static_cast<size_t>(form.digits) || !parse_hex(tok, v))
+        fail(path, ln, "value " + std::to_string(k),
+             "'" + tok + "' is not " + std::to_string(form.digits) + " hex digits" + form.note);
       f.v.push_back(v);
     }
     if (f.K == 0) f.K = k;

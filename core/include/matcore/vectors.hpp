@@ -31,6 +31,15 @@ int native_digits(const Format& f);
 /// The stored (widened) width of values of input format f: 64 for binary64, else 32.
 int stored_width(const Format& f);
 
+/// How the values of an a/b file of input format f are written, decided by the file's first
+/// value: in f itself when it has native_digits(f) digits, else widened (8 / 16 digits).
+struct AbForm {
+  int digits = 8;
+  bool native = false;
+  std::string note;  ///< for digit-count errors, e.g. " (binary16 itself, as on the first value)"
+};
+AbForm ab_form(const Format& f, size_t first_value_digits);
+
 struct AbFile {
   int K = 0;
   int width = 32;                 ///< 32 or 64: bit width of the stored (widened) values
