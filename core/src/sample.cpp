@@ -66,12 +66,10 @@ struct UniformInt {
   uint32_t mod(uint32_t r) const {
     return static_cast<uint32_t>((static_cast<u128>(magic * r) * span) >> 64);
   }
-  int operator()(Mt19937& g) const {
-    if (span == 0) return lo + static_cast<int>(g());  // the full 32-bit range
-    uint32_t r;
-    do r = g(); while (r >= lim);
-    return lo + static_cast<int>(span == 1 ? 0 : mod(r));
-  }
+  /// Is the draw w rejected? (Never when the span is the full 32-bit range.)
+  bool rejects(uint32_t w) const { return span != 0 && w >= lim; }
+  /// The integer of an accepted draw w.
+  int value(uint32_t w) const { return lo + static_cast<int>(span == 0 ? w : span == 1 ? 0 : mod(w)); }
 };
 
 const Format& stored_of(const Format& f) { return f.width() > 32 ? kBinary64 : kBinary32; }
@@ -280,7 +278,7 @@ struct ExpDraw {
   ExpDraw(const UniformInt& xi, int u) : x(xi), ubits(u) {}
 };
 
-/// How the values of one file are made and written (copied into locals by put_lines).
+/// How the values of one file are made and written.
 struct LineCfg {
   const Format* f;
   FmtConst k;
@@ -294,39 +292,21 @@ struct LineCfg {
         table(w.table.empty() ? nullptr : w.table.data()), wd(&w) {}
 };
 
-/// n lines of K values each, exponent-mantissa draws taken straight from the random words: value
-/// j of line i uses words w[i*stride + 2j] (exponent, through x) and w[i*stride + 2j + 1]
-/// (significand). Valid when no exponent draw of the chunk was rejected (see draw_chunk).
-char* put_lines_words(char* q, const uint32_t* w, uint64_t n, size_t stride, int K, const LineCfg& cfg,
-                      const UniformInt& xr, char sep) {
-  const LineCfg c = cfg;
-  const FmtConst k = c.k;
-  const UniformInt x = xr;
-  for (uint64_t i = 0; i < n; ++i, w += stride) {
-    for (int j = 0; j < K; ++j) {
-      const uint32_t we = w[2 * j];
-      const int e = x.lo + static_cast<int>(x.span == 0 ? we : x.span == 1 ? 0 : x.mod(we));
-      uint64_t v = draw_expmant32(k, e, w[2 * j + 1]);
-      v = c.same ? v : c.table ? c.table[v] : (*c.wd)(v);
-      q = put_hex_fast(q, v, c.digits);
-      *q++ = sep;
-    }
-    q[-1] = '\n';
-  }
-  return q;
+/// The pattern of one value from its raw draws (any format, either strategy).
+inline uint64_t raw_value(const LineCfg& c, const Raw& r) {
+  if (c.bits) return r.u;
+  if (c.ubits == 32 && c.f->mbits + 1 <= 24) return draw_expmant32(c.k, r.e, static_cast<uint32_t>(r.u));
+  return draw_expmant(*c.f, r.e, r.u, c.ubits);
 }
 
-/// n lines of K values each (raw draws at r, r + stride, ...), values separated by `sep` and
-/// lines ended by '\n'. Returns the end of the text.
-char* put_lines(char* q, const Raw* r, uint64_t n, size_t stride, int K, const LineCfg& cfg, char sep) {
-  const LineCfg c = cfg;
-  const FmtConst k = c.k;
-  const bool fast = !c.bits && c.ubits == 32 && c.f->mbits + 1 <= 24;
-  for (uint64_t i = 0; i < n; ++i, r += stride) {
+/// n lines of K values each: value(i, j) is the pattern of value j of line i, written widened
+/// as cfg says, in hex, separated by `sep`, lines ended by '\n'. Returns the end of the text.
+template <class Value>
+char* put_lines(char* q, uint64_t n, int K, const LineCfg& cfg, char sep, Value value) {
+  const LineCfg c = cfg;  // a local copy: the text written below cannot alias it
+  for (uint64_t i = 0; i < n; ++i) {
     for (int j = 0; j < K; ++j) {
-      uint64_t v = c.bits ? r[j].u
-                   : fast ? draw_expmant32(k, r[j].e, static_cast<uint32_t>(r[j].u))
-                          : draw_expmant(*c.f, r[j].e, r[j].u, c.ubits);
+      uint64_t v = value(i, j);
       v = c.same ? v : c.table ? c.table[v] : (*c.wd)(v);
       q = put_hex_fast(q, v, c.digits);
       *q++ = sep;
@@ -361,10 +341,9 @@ void draw_expmant_raw(WordSource& src, const uint32_t* pre, size_t npre, Raw* r,
   const UniformInt xa = A.x, xb = B.x, xc = C.x;
   const int ua = A.ubits, ub = B.ubits, uc = C.ubits;
   auto expo = [&](const UniformInt& x) -> int {
-    if (x.span == 0) return x.lo + static_cast<int>(word());  // the full 32-bit range
     uint32_t w;
-    do w = word(); while (w >= x.lim);
-    return x.lo + static_cast<int>(x.span == 1 ? 0 : x.mod(w));
+    do w = word(); while (x.rejects(w));
+    return x.value(w);
   };
   auto sig = [&](int ubits) -> uint64_t {
     if (ubits == 32) return word();
@@ -471,13 +450,11 @@ uint64_t write_samples(const SampleSpec& s, const std::string& dir, unsigned thr
       b.words.resize(npre);
       src.take(b.words.data(), npre);
       const uint32_t* w = b.words.data();
-      const uint32_t la_ = xa.span ? xa.lim : UINT32_MAX, lb_ = xb.span ? xb.lim : UINT32_MAX,
-                     lc_ = xc.span ? xc.lim : UINT32_MAX;
       uint32_t rejected = 0;
       for (uint64_t i = 0; i < n; ++i, w += 2 * per) {
-        for (int j = 0; j < s.K; ++j) rejected |= w[2 * j] >= la_;
-        for (int j = s.K; j < 2 * s.K; ++j) rejected |= w[2 * j] >= lb_;
-        rejected |= w[4 * s.K] >= lc_;
+        for (int j = 0; j < s.K; ++j) rejected |= xa.rejects(w[2 * j]);
+        for (int j = s.K; j < 2 * s.K; ++j) rejected |= xb.rejects(w[2 * j]);
+        rejected |= xc.rejects(w[4 * s.K]);
       }
       if (!rejected) {
         b.direct = true;
@@ -513,8 +490,21 @@ uint64_t write_samples(const SampleSpec& s, const std::string& dir, unsigned thr
                           {4, 2, lc, &cfc, &xc, static_cast<size_t>(2 * s.K), 1, '\n'}};
       for (const File& f : fs) {
         if (!(files & f.bit)) continue;
-        if (b.direct) put_lines_words(q, w + 2 * f.first, n, 2 * per, f.k, *f.cfg, *f.x, f.sep);
-        else put_lines(q, r + f.first, n, per, f.k, *f.cfg, f.sep);
+        if (b.direct) {
+          // value j of a line from its two words: exponent (through x) and significand
+          const uint32_t* wf = w + 2 * f.first;
+          const UniformInt x = *f.x;
+          const FmtConst k = f.cfg->k;
+          const size_t stride = 2 * per;
+          put_lines(q, n, f.k, *f.cfg, f.sep, [=](uint64_t i, int j) {
+            const uint32_t* v = wf + i * stride + 2 * static_cast<size_t>(j);
+            return draw_expmant32(k, x.value(v[0]), v[1]);
+          });
+        } else {
+          const Raw* rf = r + f.first;
+          const LineCfg& c = *f.cfg;
+          put_lines(q, n, f.k, *f.cfg, f.sep, [=, &c](uint64_t i, int j) { return raw_value(c, rf[i * per + j]); });
+        }
         put(f.id, q, n * f.line, hlen + (b.first + i0) * f.line);
         q += n * f.line;
       }
