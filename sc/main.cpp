@@ -1,28 +1,33 @@
-// matcore-sc: the SystemC cycle/bit model of the matcore datapaths.
+// matcore-sc: the SystemC cycle/bit model of the matcore datapaths (CLI11; --help on every
+// subcommand).
 //
 //   matcore-sc trace --arch NAME --type T [--out fp32|fp16] [--variant V]
 //       (--a V,V,... --b V,V,... [--c V] | --file DIR [--samples 3,17])
-//       [--vcd PATH] [--no-text] [--no-fst]
+//       [--vcd PATH.vcd] [--no-text] [--no-fst]
 //   matcore-sc pipeline [--arch NAME] [--type T]      stages and latency of the presets
+//   matcore-sc layout ...                             GTKWave layouts
 //   matcore-sc explain ...                            as `matcore explain` (core engine)
 //
 // Exit status: 0 success, 1 the SystemC model and the fast model disagree, 2 bad input.
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <iostream>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "matcore/cli.hpp"
 #include "matcore/explain.hpp"
 #include "matcore/model.hpp"
-#include "matcore/options.hpp"
+#include "matcore/output.hpp"
 #include "matcore/presets.hpp"
 #include "matcore/validate.hpp"
 #include "matcore/vectors.hpp"
@@ -31,35 +36,6 @@
 using namespace mc;
 
 namespace {
-
-const char* kUsage =
-    "matcore-sc: SystemC cycle/bit model of the matcore datapaths\n"
-    "\n"
-    "usage:\n"
-    "  matcore-sc trace --arch NAME --type TA[,TB] [--out fp32|fp16] [--variant V]\n"
-    "        (--a V,V,... --b V,V,... [--c V] | --file DIR [--samples I,J,...])\n"
-    "        [--vcd PATH] [--no-text] [--no-fst]\n"
-    "      runs the samples through the pipelined SystemC model, prints every stage of every\n"
-    "      group (binary, '.' = binary point, '|' = where the stage cuts, bits after it dropped),\n"
-    "      writes the waveform to PATH (default run/trace-ARCH-TYPE.vcd, plus .fst when vcd2fst\n"
-    "      is installed) and checks d against the fast model.\n"
-    "      --file DIR reads DIR/a.txt, b.txt, c.txt (and d.txt if present: the observed d);\n"
-    "      --samples are 0-based sample indices, as `matcore validate` prints them (default 0).\n"
-    "  matcore-sc pipeline [--arch NAME] [--type T]   stages and latency of each preset\n"
-    "  matcore-sc layout (--family cdna1|cdna2|cdna3|nvidia | --arch NAME --type T [--out O] [--variant V])\n"
-    "      prints a GTKWave layout (.gtkw) for the family's presets (waves/*.gtkw are these)\n"
-    "  matcore-sc explain ...                         see `matcore-sc explain --help`\n"
-    "\n"
-    "Open a trace: gtkwave run/trace-ARCH-TYPE.vcd waves/<layout>.gtkw (the layout is printed).\n";
-
-using Usage = UsageError;
-
-Options parse(int argc, char** argv, const std::vector<std::string>& flags,
-              const std::vector<std::string>& valued) {
-  return parse_options(argc, argv, flags, valued);
-}
-std::string need(const Options& o, const std::string& k) { return o.need(k); }
-std::string get(const Options& o, const std::string& k, const std::string& d = "") { return o.get(k, d); }
 
 /// The committed GTKWave layout for a datapath (by structure, so that e.g. the CDNA3 fp32
 /// SFMA uses the exact-adder layout).
@@ -97,70 +73,131 @@ void mkdirs(const std::string& path) {
     if (path[i] == '/') ::mkdir(path.substr(0, i).c_str(), 0777);
 }
 
+/// The VCD of a trace, written complete or not at all: SystemC's VCD writer does not report
+/// failed writes, so it writes into a pipe and a reader thread copies the text into an
+/// OutputFile, whose writes are checked (full disk, /dev/full).
+class VcdSink {
+ public:
+  explicit VcdSink(const std::string& vcd) : out_(vcd) {
+    const char* t = std::getenv("TMPDIR");
+    std::string tmpl = std::string(t && *t ? t : "/tmp") + "/matcore-vcd-XXXXXX";
+    std::vector<char> buf(tmpl.begin(), tmpl.end());
+    buf.push_back('\0');
+    if (!::mkdtemp(buf.data())) throw InputError(vcd + ": cannot create a temporary directory (" + std::strerror(errno) + ")");
+    dir_ = buf.data();
+    int p[2];
+    if (::pipe(p) != 0) throw InputError(vcd + ": cannot create a pipe (" + std::strerror(errno) + ")");
+    rd_ = p[0];
+    wr_ = p[1];
+    ::fcntl(rd_, F_SETFD, FD_CLOEXEC);
+    ::fcntl(wr_, F_SETFD, FD_CLOEXEC);
+    link_ = dir_ + "/trace.vcd";
+    if (::symlink(("/proc/self/fd/" + std::to_string(wr_)).c_str(), link_.c_str()) != 0)
+      throw InputError(vcd + ": cannot link the trace pipe (" + std::strerror(errno) + ")");
+    reader_ = std::thread([this] {
+      char b[1 << 16];
+      for (;;) {
+        const ssize_t n = ::read(rd_, b, sizeof b);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        if (!err_) {
+          try {
+            out_.write(b, static_cast<size_t>(n));
+          } catch (...) {
+            err_ = std::current_exception();  // keep draining: SystemC must not block
+          }
+        }
+      }
+    });
+  }
+  ~VcdSink() {
+    close_pipe();
+    if (!link_.empty()) ::unlink(link_.c_str());
+    if (!dir_.empty()) ::rmdir(dir_.c_str());
+    if (rd_ >= 0) ::close(rd_);
+  }
+  /// The name to give sc_create_vcd_trace_file (it appends ".vcd").
+  std::string systemc_name() const { return dir_ + "/trace"; }
+  /// After sc_close_vcd_trace_file: waits for the copy and puts the VCD in place.
+  void commit() {
+    close_pipe();
+    if (err_) std::rethrow_exception(err_);
+    out_.commit();
+  }
+
+ private:
+  void close_pipe() {
+    if (wr_ >= 0) ::close(wr_);
+    wr_ = -1;
+    if (reader_.joinable()) reader_.join();
+  }
+  OutputFile out_;
+  std::string dir_, link_;
+  int rd_ = -1, wr_ = -1;
+  std::thread reader_;
+  std::exception_ptr err_;
+};
+
+struct TraceCmd {
+  cli::DatapathArgs dpa;
+  std::string a, b, c = "0", file, samples = "0", vcd;
+  bool no_text = false, no_fst = false;
+  int run() const;
+};
+
 struct Sample {
-  uint32_t index = 0;
+  uint64_t index = 0;
   std::vector<uint64_t> a, b;
   uint64_t c = 0;
   bool has_d = false;
   uint64_t d = 0;  ///< stored width
 };
 
-int cmd_trace(int argc, char** argv) {
-  auto o = parse(argc, argv, {"no-text", "no-fst"},
-                 {"arch", "type", "out", "variant", "a", "b", "c", "file", "samples", "vcd"});
-  const Datapath dp = find_preset(need(o, "arch"), need(o, "type"), get(o, "out"), get(o, "variant"));
+int TraceCmd::run() const {
+  const Datapath dp = dpa.resolve();
   const Format& cf = dp.out_fmt == kBinary64 ? kBinary64 : kBinary32;
-  const int w = stored_width(dp.a_fmt);
   std::vector<Sample> samples;
-  if (o.has("file")) {
-    if (o.has("a") || o.has("b") || o.has("c")) throw Usage("trace: give --file or --a/--b/--c, not both");
-    const std::string dir = need(o, "file");
-    const AbFile A = read_ab_file(dir + "/a.txt", 0, dp.a_fmt);
-    const AbFile B = read_ab_file(dir + "/b.txt", A.K, dp.b_fmt);
-    const std::vector<uint64_t> C = read_cd_file(dir + "/c.txt", w);
-    std::vector<uint64_t> D;
-    if (::access((dir + "/d.txt").c_str(), R_OK) == 0) D = read_cd_file(dir + "/d.txt", cf.width());
-    std::vector<std::string> idx = split_commas(get(o, "samples", "0"));
-    for (const std::string& s : idx) {
-      char* end = nullptr;
-      const unsigned long i = std::strtoul(s.c_str(), &end, 10);
-      if (s.empty() || *end) throw Usage("trace: --samples takes 0-based indices separated by commas");
-      if (i >= A.samples() || i >= B.samples() || i >= C.size())
-        throw InputError(dir + ": sample " + s + " does not exist (" + std::to_string(A.samples()) + " samples)");
+  if (!file.empty()) {
+    if (!a.empty() || !b.empty()) throw UsageError("give --file or --a/--b/--c, not both");
+    std::vector<uint64_t> idx;
+    for (const std::string& t : split_commas(this->samples))
+      idx.push_back(static_cast<uint64_t>(cli::to_int("--samples", t, 0, (1LL << 62))));
+    for (const ExplainSample& e : load_dir_samples(dp, file, idx, false)) {
       Sample sm;
-      sm.index = static_cast<uint32_t>(i);
-      for (int k = 0; k < A.K; ++k) {
-        const std::string where = dir + "/a.txt:" + std::to_string(i + 1);
-        sm.a.push_back(ab_operand(dp.a_fmt, dp.ingest, A, i * A.K + k, where));
-        sm.b.push_back(ab_operand(dp.b_fmt, dp.ingest, B, i * A.K + k, dir + "/b.txt:" + std::to_string(i + 1)));
-      }
-      sm.c = w == 64 ? C[i] : c_from_binary32(dp, C[i]);
-      if (i < D.size()) { sm.has_d = true; sm.d = D[i]; }
+      sm.index = e.index;
+      sm.a = e.a;
+      sm.b = e.b;
+      sm.c = e.c;
+      sm.has_d = e.has_observed;
+      sm.d = e.observed;
       samples.push_back(sm);
     }
   } else {
-    const auto as = split_commas(need(o, "a")), bs = split_commas(need(o, "b"));
-    if (as.size() != bs.size())
-      throw Usage("trace: --a has " + std::to_string(as.size()) + " values but --b has " + std::to_string(bs.size()));
+    if (a.empty() || b.empty()) throw UsageError("give --a and --b (or --file DIR)");
+    const TextOperands op = parse_text_operands(dp, a, b, c);
+    for (const std::string& n : op.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
     Sample sm;
-    for (size_t i = 0; i < as.size(); ++i) {
-      sm.a.push_back(parse_input_operand(dp.a_fmt, dp.ingest, as[i]));
-      sm.b.push_back(parse_input_operand(dp.b_fmt, dp.ingest, bs[i]));
-    }
-    sm.c = parse_operand(cf, get(o, "c", "0"));
-    if (w != 64) sm.c = c_from_binary32(dp, sm.c);
+    sm.a = op.a;
+    sm.b = op.b;
+    sm.c = op.c;
     samples.push_back(sm);
   }
 
-  std::string vcd = get(o, "vcd", "run/trace-" + sanitize(dp.arch) + "-" + sanitize(dp.type) + ".vcd");
-  if (vcd.size() < 4 || vcd.substr(vcd.size() - 4) != ".vcd") vcd += ".vcd";
-  mkdirs(vcd);
-  sc_core::sc_trace_file* tf = sc_core::sc_create_vcd_trace_file(vcd.substr(0, vcd.size() - 4).c_str());
+  const std::string vcd = !this->vcd.empty() ? this->vcd
+                                              : "run/trace-" + sanitize(dp.arch) + "-" + sanitize(dp.type) + ".vcd";
+  if (vcd.size() < 5 || vcd.substr(vcd.size() - 4) != ".vcd")
+    throw UsageError("--vcd: '" + excerpt(vcd) + "' does not end in .vcd (the layout and the FST are "
+                     "written beside it as NAME.gtkw and NAME.fst)");
+  const std::string base = vcd.substr(0, vcd.size() - 4);
+  if (this->vcd.empty()) mkdirs(vcd);
+  VcdSink sink(vcd);
+  OutputFile gtkw_out(base + ".gtkw");
+  sc_core::sc_trace_file* tf = sc_core::sc_create_vcd_trace_file(sink.systemc_name().c_str());
   if (!tf) throw InputError(vcd + ": cannot create the VCD file");
   tf->set_time_unit(1, sc_core::SC_NS);
   mcsc::TopOptions opt;
   opt.vcd = tf;
-  opt.text = !o.has("no-text");
+  opt.text = !no_text;
   mcsc::DatapathTop top("dp", dp, opt);
 
   std::printf("preset %s: %s, n_fma=%d\n", dp.name().c_str(), dp.family.c_str(), dp.n_fma);
@@ -179,6 +216,7 @@ int cmd_trace(int argc, char** argv) {
   const std::vector<mcsc::Done> done = top.take();
   std::fputs(top.take_text().c_str(), stdout);
   sc_core::sc_close_vcd_trace_file(tf);
+  sink.commit();
 
   int rc = 0;
   std::printf("\n");
@@ -186,9 +224,9 @@ int cmd_trace(int argc, char** argv) {
     const mcsc::Done* r = nullptr;
     for (const mcsc::Done& d : done)
       if (d.tag == s.index) r = &d;
-    if (!r) { std::printf("sample %u: no result\n", s.index); rc = 1; continue; }
+    if (!r) { std::printf("sample %llu: no result\n", static_cast<unsigned long long>(s.index)); rc = 1; continue; }
     const uint64_t fast = dot(dp, s.a.data(), s.b.data(), static_cast<int>(s.a.size()), s.c);
-    std::printf("sample %u: d = 0x%s %s (cycle %llu)   fast model: 0x%s %s\n", s.index,
+    std::printf("sample %llu: d = 0x%s %s (cycle %llu)   fast model: 0x%s %s\n", static_cast<unsigned long long>(s.index),
                 to_hex_bits(dp.out_fmt, r->d).c_str(), to_decimal(dp.out_fmt, r->d).c_str(),
                 static_cast<unsigned long long>(r->cycle), to_hex_bits(dp.out_fmt, fast).c_str(),
                 fast == r->d ? "(equal)" : "(DIFFERENT)");
@@ -198,17 +236,18 @@ int cmd_trace(int argc, char** argv) {
                   s.d == r->d32 ? "(model matches)" : "(model differs: try matcore explain)");
   }
   std::printf("\nVCD: %s\n", vcd.c_str());
-  if (!o.has("no-fst") && has_program("vcd2fst")) {
-    const std::string fst = vcd.substr(0, vcd.size() - 4) + ".fst";
-    const std::string cmd = "vcd2fst '" + vcd + "' '" + fst + "' >/dev/null 2>&1";
-    if (std::system(cmd.c_str()) == 0) std::printf("FST: %s\n", fst.c_str());
+  if (!no_fst && has_program("vcd2fst")) {
+    OutputFile fst(base + ".fst");
+    const std::string cmd = "vcd2fst '" + vcd + "' '" + fst.temp_path() + "' >/dev/null 2>&1";
+    if (vcd.find('\'') == std::string::npos && std::system(cmd.c_str()) == 0) {
+      fst.commit();
+      std::printf("FST: %s\n", fst.target().c_str());
+    }
   }
-  const std::string gtkw = vcd.substr(0, vcd.size() - 4) + ".gtkw";
-  {
-    std::ofstream g(gtkw);
-    g << mcsc::gtkw_layout(top.signals(), dp.name() + (dp.variant.empty() ? "" : " (" + dp.variant + ")") +
-                                              ", " + dp.out_fmt.name + " output");
-  }
+  const std::string gtkw = base + ".gtkw";
+  gtkw_out.write(mcsc::gtkw_layout(top.signals(), dp.name() + (dp.variant.empty() ? "" : " (" + dp.variant + ")") +
+                                                      ", " + dp.out_fmt.name + " output"));
+  gtkw_out.commit();
   std::printf("view: gtkwave %s waves/%s.gtkw   (or this preset's own layout: %s)\n", vcd.c_str(),
               layout_of(dp).c_str(), gtkw.c_str());
   return rc;
@@ -217,12 +256,18 @@ int cmd_trace(int argc, char** argv) {
 /// Layout family of a preset: its AMD family, or "nvidia".
 std::string family_of(const Datapath& dp) { return dp.family.rfind("cdna", 0) == 0 ? dp.family : "nvidia"; }
 
-int cmd_layout(int argc, char** argv) {
-  auto o = parse(argc, argv, {}, {"family", "arch", "type", "out", "variant"});
+struct LayoutCmd {
+  std::string family;
+  cli::DatapathArgs dpa;
+  int run() const;
+};
+
+int LayoutCmd::run() const {
   std::vector<Datapath> dps;
   std::string title;
-  if (o.has("family")) {
-    const std::string fam = o.get("family");
+  if (!family.empty()) {
+    if (!dpa.arch.empty() || !dpa.type.empty()) throw UsageError("give --family or --arch/--type, not both");
+    const std::string& fam = family;
     for (const Datapath& dp : all_presets()) {
       if (family_of(dp) != fam) continue;
       dps.push_back(dp);
@@ -233,10 +278,11 @@ int cmd_layout(int argc, char** argv) {
         }
       }
     }
-    if (dps.empty()) throw Usage("layout: unknown family '" + fam + "' (cdna1, cdna2, cdna3, nvidia)");
+    if (dps.empty()) throw UsageError("unknown family '" + excerpt(fam) + "' (cdna1, cdna2, cdna3, nvidia)");
     title = "family " + fam + " (every preset; GTKWave shows the signals a trace has)";
   } else {
-    dps.push_back(find_preset(need(o, "arch"), need(o, "type"), get(o, "out"), get(o, "variant")));
+    if (dpa.arch.empty() || dpa.type.empty()) throw UsageError("give --family F or --arch A --type T");
+    dps.push_back(dpa.resolve());
     title = dps[0].name();
   }
   std::vector<std::unique_ptr<mcsc::DatapathTop>> tops;
@@ -253,16 +299,21 @@ int cmd_layout(int argc, char** argv) {
   return 0;
 }
 
-int cmd_pipeline(int argc, char** argv) {
-  auto o = parse(argc, argv, {}, {"arch", "type"});
+struct PipelineCmd {
+  std::string arch, type;
+  int run() const;
+};
+
+int PipelineCmd::run() const {
   // One elaboration per process: build every top first, then print (nothing is simulated).
   std::vector<std::unique_ptr<mcsc::DatapathTop>> tops;
   int i = 0;
   for (const Datapath& dp : all_presets()) {
-    if (o.has("arch") && dp.arch != o.get("arch")) continue;
-    if (o.has("type") && dp.type != o.get("type")) continue;
+    if (!arch.empty() && dp.arch != arch) continue;
+    if (!type.empty() && dp.type != type) continue;
     tops.emplace_back(new mcsc::DatapathTop(("t" + std::to_string(i++)).c_str(), dp));
   }
+  if (tops.empty()) throw UsageError("no preset is " + excerpt(arch) + (type.empty() ? "" : "/" + excerpt(type)));
   for (const auto& t : tops) {
     const Datapath& dp = t->datapath();
     std::printf("%-28s %-10s latency %2d, recurrence %2d, k=%2d -> %d group(s): %s\n",
@@ -276,26 +327,44 @@ int cmd_pipeline(int argc, char** argv) {
 }  // namespace
 
 int sc_main(int argc, char** argv) {
-  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
-    std::fputs(kUsage, argc < 2 ? stderr : stdout);
-    return argc < 2 ? 2 : 0;
-  }
-  const std::string cmd = argv[1];
   sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);  // "I703 timescale"
-  try {
-    if (cmd == "trace") return cmd_trace(argc, argv);
-    if (cmd == "pipeline") return cmd_pipeline(argc, argv);
-    if (cmd == "layout") return cmd_layout(argc, argv);
-    if (cmd == "explain") return explain_main(argc, argv);
-    std::fprintf(stderr, "matcore-sc: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
-    return 2;
-  } catch (const Usage& e) {
-    std::fprintf(stderr, "matcore-sc %s: %s\n(run 'matcore-sc --help' for usage)\n", cmd.c_str(), e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "matcore-sc %s: error: %s\n", cmd.c_str(), e.what());
-    return 2;
-  }
+  cli::Program p("matcore-sc", "matcore-sc: SystemC cycle/bit model of the matcore datapaths.\n"
+                               "Exit status: 0 success, 1 the SystemC and fast models disagree, 2 bad input.");
+  TraceCmd tr;
+  CLI::App* c = p.command(
+      "trace", "run samples through the pipelined SystemC model: stage trace, VCD/FST, GTKWave layout",
+      "  matcore-sc trace --arch mi300x --type fp16 --a 2^-12,2^-12 --b 2^-12,2^-12 --c 1\n"
+      "  matcore-sc trace --arch h100 --type fp16 --file run1 --samples 3,17 --vcd out/t.vcd\n"
+      "  Prints every stage of every group (binary, '.' = binary point, '|' = where the stage cuts),\n"
+      "  writes the waveform (default run/trace-ARCH-TYPE.vcd, plus .fst when vcd2fst is installed,\n"
+      "  and the layout NAME.gtkw) and checks d against the fast model. --file DIR reads DIR/a.txt,\n"
+      "  b.txt, c.txt and d.txt if present (the observed d); --samples are 0-based indices.\n"
+      "  Open: gtkwave run/trace-ARCH-TYPE.vcd waves/<layout>.gtkw (the layout is printed).",
+      [&] { return tr.run(); });
+  tr.dpa.add(c);
+  cli::Program::text(c, "--a", tr.a, "a values V,V,...");
+  cli::Program::text(c, "--b", tr.b, "b values");
+  c->add_option("--c", tr.c, "c (default 0)");
+  CLI::Option* f = cli::Program::text(c, "--file", tr.file, "directory with a.txt b.txt c.txt [d.txt]");
+  cli::Program::text(c, "--samples", tr.samples, "0-based sample indices I,J,... of --file (default 0)")->needs(f);
+  cli::Program::text(c, "--vcd", tr.vcd, "the VCD file (NAME.vcd; NAME.gtkw and NAME.fst beside it)");
+  c->add_flag("--no-text", tr.no_text, "no stage text");
+  c->add_flag("--no-fst", tr.no_fst, "no FST copy");
+
+  PipelineCmd pl;
+  c = p.command("pipeline", "stages and latency of each preset", "  matcore-sc pipeline --arch mi300x",
+                [&] { return pl.run(); });
+  cli::Program::text(c, "--arch", pl.arch, "only this architecture");
+  cli::Program::text(c, "--type", pl.type, "only this input type");
+
+  LayoutCmd ly;
+  c = p.command("layout", "print a GTKWave layout (.gtkw) for a family's presets or one preset",
+                "  matcore-sc layout --family cdna3 > waves/cdna3.gtkw", [&] { return ly.run(); });
+  cli::Program::text(c, "--family", ly.family, "cdna1, cdna2, cdna3 or nvidia");
+  ly.dpa.add(c, true);
+
+  add_explain_command(p);
+  return p.run(argc, argv);
 }
 
 // Our own main (it takes precedence over the one in libsystemc.so): silence the banner, then

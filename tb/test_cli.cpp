@@ -2,7 +2,6 @@
 // error messages that name the file, line and field.
 #include <gtest/gtest.h>
 
-#include "matcore/options.hpp"
 #include "run_command.hpp"
 
 #include <cstdio>
@@ -235,38 +234,4 @@ TEST(Cli, SampleRunValidateNativeAndWidened) {
   r = run("validate --arch mi300x --type e4m3fnuz --k 2 --a " + b2 + " --b " + b2 + " --c " + c2 + " --d " + c2);
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("b2.txt:1: value 1: '3c00' is not 8 hex digits"), std::string::npos) << r.out;
-}
-
-TEST(Options, OneParserForEveryProgram) {
-  // the parser behind matcore, matcore-sc and explain
-  const char* argv[] = {"matcore", "validate", "--arch", "mi300x", "--k=16", "--zero-c", "file.txt"};
-  const mc::Options o = mc::parse_options(7, const_cast<char**>(argv), {"zero-c"}, {"arch", "k"}, true, "validate: ");
-  EXPECT_EQ(o.get("arch"), "mi300x");
-  EXPECT_EQ(o.get("k"), "16");
-  EXPECT_TRUE(o.has("zero-c"));
-  EXPECT_FALSE(o.has("show"));
-  EXPECT_EQ(o.get("show", "10"), "10");
-  ASSERT_EQ(o.pos.size(), 1u);
-  EXPECT_EQ(o.pos[0], "file.txt");
-  try {
-    o.need("d");
-    ADD_FAILURE();
-  } catch (const mc::UsageError& e) {
-    EXPECT_STREQ(e.what(), "validate: missing --d");
-  }
-  auto error = [](std::vector<const char*> args, bool positional) -> std::string {
-    try {
-      mc::parse_options(static_cast<int>(args.size()), const_cast<char**>(args.data()), {"all"}, {"arch"}, positional);
-    } catch (const mc::UsageError& e) {
-      return e.what();
-    }
-    return "";
-  };
-  EXPECT_EQ(error({"p", "c", "--arch"}, false), "--arch needs a value");
-  EXPECT_EQ(error({"p", "c", "--bogus", "1"}, false), "unknown option --bogus");
-  EXPECT_EQ(error({"p", "c", "stray"}, false), "unexpected argument 'stray'");
-  EXPECT_EQ(error({"p", "c", "stray", "--all"}, true), "");
-  EXPECT_EQ(mc::parse_int_option("k", "32", 1, 64), 32);
-  EXPECT_THROW(mc::parse_int_option("k", "65", 1, 64), mc::UsageError);
-  EXPECT_THROW(mc::parse_int_option("k", "3x", 1, 64), mc::UsageError);
 }

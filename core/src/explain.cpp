@@ -1,7 +1,11 @@
 // matcore: the explain engine (see explain.hpp).
 #include "matcore/explain.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <memory>
 
 #include <algorithm>
 #include <cstdio>
@@ -13,7 +17,7 @@
 #include <stdexcept>
 
 #include "matcore/model.hpp"
-#include "matcore/options.hpp"
+#include "matcore/cli.hpp"
 #include "matcore/presets.hpp"
 #include "matcore/validate.hpp"
 #include "matcore/vectors.hpp"
@@ -167,12 +171,17 @@ Explanation explain_sample(const Datapath& dp, const std::vector<Variation>& var
 
 namespace {
 
-uint64_t hex_token(const std::string& t, const std::string& where) {
+/// A hex bit pattern of a `width`-bit value ("0x" optional); wider values are refused.
+uint64_t hex_token(const std::string& t, const std::string& where, int width, const std::string& what) {
   std::string s = t;
   if (s.rfind("0x", 0) == 0 || s.rfind("0X", 0) == 0) s = s.substr(2);
   if (s.empty() || s.size() > 16 || s.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
-    throw std::invalid_argument(where + ": '" + t + "' is not a hex bit pattern");
-  return std::stoull(s, nullptr, 16);
+    throw InputError(where + ": " + what + ": '" + excerpt(t) + "' is not a hex bit pattern");
+  const uint64_t v = std::stoull(s, nullptr, 16);
+  if (width < 64 && (v >> width) != 0)
+    throw InputError(where + ": " + what + ": '" + excerpt(t) + "' is wider than " + std::to_string(width) +
+                     " bits (the format's width)");
+  return v;
 }
 
 std::vector<std::string> words(const std::string& line) {
@@ -210,48 +219,64 @@ std::vector<ExplainSample> parse_mismatch_list(const Datapath& dp, std::istream&
     if (w.empty()) continue;
     if (w[0] == "mismatch" && w.size() >= 3 && w[1] == "sample") {
       flush();
+      if (w[2].empty() || w[2].size() > 19 || w[2].find_first_not_of("0123456789") != std::string::npos)
+        throw InputError(where + ": sample: '" + excerpt(w[2]) + "' is not a sample index");
       cur.index = std::stoull(w[2]);
       auto it = std::find(w.begin(), w.end(), "hardware");
-      if (it == w.end() || it + 1 == w.end()) throw std::invalid_argument(where + ": no 'hardware 0x...' field");
-      cur.observed = hex_token(*(it + 1), where);
+      if (it == w.end() || it + 1 == w.end()) throw InputError(where + ": no 'hardware 0x...' field");
+      cur.observed = hex_token(*(it + 1), where, stored_width(dp.out_fmt), "hardware");
+      cur.has_observed = true;
       have = 1;
     } else if (have && (w[0] == "a:" || w[0] == "b:")) {
       std::vector<uint64_t>& v = w[0] == "a:" ? cur.a : cur.b;
-      for (size_t i = 1; i < w.size(); ++i) v.push_back(hex_token(w[i], where));
+      const Format& f = w[0] == "a:" ? dp.a_fmt : dp.b_fmt;
+      for (size_t i = 1; i < w.size(); ++i) v.push_back(hex_token(w[i], where, f.width(), w[0].substr(0, 1)));
       have |= w[0] == "a:" ? 2 : 4;
     } else if (have && w[0] == "c:" && w.size() == 2) {
-      cur.c = hex_token(w[1], where);
+      cur.c = hex_token(w[1], where, dp.out_fmt.width(), "c");
       have |= 8;
     }
     // other lines (progress, summary "samples=..."): ignored
   }
   flush();
-  (void)dp;
   return out;
 }
 
 std::vector<ExplainSample> load_dir_samples(const Datapath& dp, const std::string& dir,
                                             const std::vector<uint64_t>& idx, bool need_d) {
   const int w = stored_width(dp.a_fmt);
-  const AbFile A = read_ab_file(dir + "/a.txt", 0, dp.a_fmt);
-  const AbFile B = read_ab_file(dir + "/b.txt", A.K, dp.b_fmt);
-  const std::vector<uint64_t> C = read_cd_file(dir + "/c.txt", w);
+  const std::string pa = dir + "/a.txt", pb = dir + "/b.txt", pc = dir + "/c.txt", pd = dir + "/d.txt";
+  check_header(pa, "a", dp.a_fmt);
+  check_header(pb, "b", dp.b_fmt);
+  const AbFile A = read_ab_file(pa, 0, dp.a_fmt);
+  const AbFile B = read_ab_file(pb, A.K, dp.b_fmt);
+  std::vector<uint64_t> c_lines;
+  const std::vector<uint64_t> C = read_cd_file(pc, w, &c_lines);
   std::vector<uint64_t> D;
-  const std::string dpath = dir + "/d.txt";
-  if (need_d || ::access(dpath.c_str(), R_OK) == 0) D = read_cd_file(dpath, stored_width(dp.out_fmt));
+  const bool have_d = need_d || ::access(pd.c_str(), F_OK) == 0;
+  if (have_d) D = read_cd_file(pd, stored_width(dp.out_fmt));
+  const size_t n = A.samples();
+  if (B.samples() != n || C.size() != n || (have_d && D.size() != n))
+    throw InputError("sample counts differ: " + pa + " has " + std::to_string(n) + ", " + pb + " " +
+                     std::to_string(B.samples()) + ", " + pc + " " + std::to_string(C.size()) +
+                     (have_d ? ", " + pd + " " + std::to_string(D.size()) : std::string()));
   std::vector<ExplainSample> out;
   for (uint64_t i : idx) {
-    if (i >= A.samples() || i >= B.samples() || i >= C.size() || (need_d && i >= D.size()))
-      throw InputError(dir + ": sample " + std::to_string(i) + " does not exist (" +
-                       std::to_string(A.samples()) + " samples)");
+    if (i >= n)
+      throw InputError(dir + ": sample " + std::to_string(i) + " does not exist (" + std::to_string(n) +
+                       " samples, indices from 0)");
     ExplainSample s;
     s.index = i;
     for (int k = 0; k < A.K; ++k) {
-      s.a.push_back(ab_operand(dp.a_fmt, dp.ingest, A, i * A.K + k, dir + "/a.txt:" + std::to_string(i + 1)));
-      s.b.push_back(ab_operand(dp.b_fmt, dp.ingest, B, i * A.K + k, dir + "/b.txt:" + std::to_string(i + 1)));
+      const std::string value = ": value " + std::to_string(k + 1);
+      s.a.push_back(ab_operand(dp.a_fmt, dp.ingest, A, i * A.K + k, pa + ":" + std::to_string(A.line_of(i)) + value));
+      s.b.push_back(ab_operand(dp.b_fmt, dp.ingest, B, i * A.K + k, pb + ":" + std::to_string(B.line_of(i)) + value));
     }
-    s.c = w == 64 ? C[i] : c_from_binary32(dp, C[i]);
-    if (i < D.size()) s.observed = D[i];
+    s.c = c_operand(dp, C[i], w, pc + ":" + std::to_string(c_lines[i]) + ": c");
+    if (have_d) {
+      s.observed = D[i];
+      s.has_observed = true;
+    }
     out.push_back(s);
   }
   return out;
@@ -260,79 +285,68 @@ std::vector<ExplainSample> load_dir_samples(const Datapath& dp, const std::strin
 // ------------------------------------------------------------------------------------ CLI
 namespace {
 
-const char* kExplainUsage =
-    "usage: matcore explain --arch NAME --type TA[,TB] [--out fp32|fp16] [--variant V]\n"
-    "         (--a V,V,... --b V,V,... [--c V] --d V\n"
-    "          | --mismatches FILE       (the output of `matcore validate`; - for stdin)\n"
-    "          | --file DIR --samples I,J,...   (DIR/a.txt b.txt c.txt d.txt))\n"
-    "         [--span N] [--no-trace] [--all]\n"
-    "  Prints the preset's value at every stage and every single-parameter variation of the\n"
-    "  preset (widths +-N, default 1; rounding modes; n_fma; c handling; subnormals; limits;\n"
-    "  orderings) that reproduces the observed d. --d is the observed d as stored in d files:\n"
-    "  a binary32 (binary64) hex pattern, binary16 results widened, or an exact value.\n"
-    "  Exit status: 0 some variation reproduces every sample, 1 none does, 2 bad input.\n";
-
-int run_explain(int argc, char** argv) {
-  for (int i = 2; i < argc; ++i)
-    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) { std::fputs(kExplainUsage, stdout); return 0; }
-  const Options o = parse_options(argc, argv, {"no-trace", "all"},
-                                  {"arch", "type", "out", "variant", "a", "b", "c", "d", "mismatches", "file",
-                                   "samples", "span"});
-  const Datapath dp = find_preset(o.need("arch"), o.need("type"), o.get("out"), o.get("variant"));
-  const Format& sf = dp.out_fmt == kBinary64 ? kBinary64 : kBinary32;  // stored d / c format
-  std::vector<ExplainSample> samples;
-  const int modes = o.has("mismatches") + o.has("file") + o.has("a");
-  if (modes != 1) throw std::invalid_argument("give exactly one of --a/--b/--d, --mismatches, --file");
-  if (o.has("mismatches")) {
-    const std::string f = o.get("mismatches");
-    if (f == "-") {
-      samples = parse_mismatch_list(dp, std::cin);
-    } else {
-      std::ifstream in(f);
-      if (!in) throw InputError(f + ": cannot open file for reading");
-      samples = parse_mismatch_list(dp, in);
-    }
-    if (samples.empty()) throw InputError(o.get("mismatches") + ": no 'mismatch sample' entries");
-  } else if (o.has("file")) {
-    std::vector<uint64_t> idx;
-    for (const std::string& s : split_commas(o.get("samples", "0"))) {
-      char* end = nullptr;
-      const unsigned long long v = std::strtoull(s.c_str(), &end, 10);
-      if (s.empty() || *end) throw std::invalid_argument("--samples takes 0-based indices separated by commas");
-      idx.push_back(v);
-    }
-    samples = load_dir_samples(dp, o.get("file"), idx, true);
-  } else {
-    ExplainSample s;
-    const auto as = split_commas(o.need("a")), bs = split_commas(o.need("b"));
-    if (as.size() != bs.size()) throw std::invalid_argument("--a and --b have different lengths");
-    for (size_t i = 0; i < as.size(); ++i) {
-      s.a.push_back(parse_input_operand(dp.a_fmt, dp.ingest, as[i]));
-      s.b.push_back(parse_input_operand(dp.b_fmt, dp.ingest, bs[i]));
-    }
-    s.c = parse_operand(sf, o.get("c", "0"));
-    if (!(sf == kBinary64)) s.c = c_from_binary32(dp, s.c);
-    s.observed = parse_operand(sf, o.need("d"));
-    samples.push_back(s);
-  }
+struct ExplainCmd {
+  cli::DatapathArgs dpa;
+  std::string a, b, c = "0", d, mismatches, file, samples = "0";
   int span = 1;
-  if (o.has("span")) {
-    span = std::atoi(o.get("span").c_str());
-    if (span < 1 || span > 16) throw std::invalid_argument("--span must be in 1..16");
+  bool no_trace = false, all = false;
+  int run() const;
+};
+
+int ExplainCmd::run() const {
+  const Datapath dp = dpa.resolve();
+  const Format& sf = dp.out_fmt == kBinary64 ? kBinary64 : kBinary32;  // stored d / c format
+  std::vector<ExplainSample> list;
+  const int modes = !mismatches.empty() + !file.empty() + !a.empty();
+  if (modes != 1) throw UsageError("give exactly one of --a/--b/--d, --mismatches, --file");
+  if (!mismatches.empty()) {
+    if (mismatches == "-") {
+      list = parse_mismatch_list(dp, std::cin);
+    } else {
+      struct stat st;
+      if (::stat(mismatches.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+        throw InputError(mismatches + ": is a directory (the output of matcore validate is expected)");
+      std::ifstream in(mismatches);
+      if (!in) throw InputError(mismatches + ": cannot open file for reading (" + std::strerror(errno) + ")");
+      list = parse_mismatch_list(dp, in);
+    }
+    if (list.empty()) throw InputError(mismatches + ": no 'mismatch sample' entries");
+  } else if (!file.empty()) {
+    std::vector<uint64_t> idx;
+    for (const std::string& t : split_commas(samples))
+      idx.push_back(static_cast<uint64_t>(cli::to_int("--samples", t, 0, (1LL << 62))));
+    list = load_dir_samples(dp, file, idx, true);
+  } else {
+    if (b.empty() || d.empty()) throw UsageError("--a needs --b and --d (the observed d)");
+    const TextOperands op = parse_text_operands(dp, a, b, c);
+    for (const std::string& n : op.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
+    ExplainSample s;
+    s.a = op.a;
+    s.b = op.b;
+    s.c = op.c;
+    bool inexact = false;
+    try {
+      s.observed = parse_operand(sf, d, &inexact);
+    } catch (const std::exception& e) {
+      throw InputError(std::string("d: ") + e.what());
+    }
+    if (inexact) throw InputError("d: '" + excerpt(d) + "' is not a " + sf.name + " value (give the observed d exactly)");
+    s.has_observed = true;
+    list.push_back(s);
   }
   const std::vector<Variation> vars = single_variations(dp, span);
   std::vector<size_t> hits(vars.size(), 0);
   size_t model_ok = 0;
   std::printf("preset %s%s: %zu single-parameter variations\n", dp.name().c_str(),
               dp.variant.empty() ? "" : (" (" + dp.variant + ")").c_str(), vars.size());
-  for (const ExplainSample& s : samples) {
+  for (const ExplainSample& s : list) {
     const Explanation e = explain_sample(dp, vars, s);
     std::printf("\nsample %llu: observed 0x%s %s, preset gives 0x%s %s%s\n",
                 static_cast<unsigned long long>(s.index), to_hex_bits(sf, s.observed).c_str(),
                 to_decimal(sf, s.observed).c_str(), to_hex_bits(sf, e.model).c_str(),
                 to_decimal(sf, e.model).c_str(), e.model == s.observed ? " (the preset already agrees)" : "");
     if (e.model == s.observed) ++model_ok;
-    if (!o.has("no-trace")) {
+    if (!no_trace) {
       std::printf("  stages of the preset:\n");
       for (const auto& r : e.trace.rows) std::printf("    %-24s %s\n", r.first.c_str(), r.second.c_str());
     }
@@ -342,30 +356,46 @@ int run_explain(int argc, char** argv) {
       ++hits[i];
     }
   }
-  if (samples.size() > 1) {
-    std::printf("\nover %zu samples (the preset reproduces %zu):\n", samples.size(), model_ok);
+  if (list.size() > 1) {
+    std::printf("\nover %zu samples (the preset reproduces %zu):\n", list.size(), model_ok);
     std::vector<size_t> order(vars.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return hits[x] > hits[y]; });
     for (size_t i : order) {
-      if (hits[i] == 0 && !o.has("all")) break;
-      std::printf("  %4zu/%zu  %s\n", hits[i], samples.size(), vars[i].label().c_str());
+      if (hits[i] == 0 && !all) break;
+      std::printf("  %4zu/%zu  %s\n", hits[i], list.size(), vars[i].label().c_str());
     }
   }
   for (size_t h : hits)
-    if (h == samples.size()) return 0;
+    if (h == list.size()) return 0;
   return 1;
 }
 
 }  // namespace
 
-int explain_main(int argc, char** argv) {
-  try {
-    return run_explain(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "matcore explain: error: %s\n%s", e.what(), kExplainUsage);
-    return 2;
-  }
+void add_explain_command(cli::Program& p) {
+  auto cmd = std::make_shared<ExplainCmd>();
+  CLI::App* c = p.command(
+      "explain",
+      "which single-parameter change of a preset reproduces an observed d (section 5.3 of the paper)",
+      "  matcore explain --arch h100 --type fp16 --a 1,2^-12 --b 1,2^-12 --c 0 --d 0x3f800000\n"
+      "  matcore validate ... > log; matcore explain --arch h100 --type fp16 --mismatches log\n"
+      "  Prints the preset's value at every stage and every single-parameter variation (widths +-N,\n"
+      "  rounding modes, n_fma, c handling, subnormals, limits, orderings) that reproduces the\n"
+      "  observed d. Exit status: 0 some variation reproduces every sample, 1 none does, 2 bad input.",
+      [cmd] { return cmd->run(); });
+  cmd->dpa.add(c);
+  cli::Program::text(c, "--a", cmd->a, "a values V,V,... (with --b, --c, --d)");
+  cli::Program::text(c, "--b", cmd->b, "b values");
+  c->add_option("--c", cmd->c, "c (default 0)");
+  c->add_option("--d", cmd->d, "the observed d as stored in d files: binary32 (binary64) pattern, binary16 results widened");
+  CLI::Option* m = cli::Program::text(c, "--mismatches", cmd->mismatches, "the output of matcore validate (- for stdin)");
+  CLI::Option* f = cli::Program::text(c, "--file", cmd->file, "directory with a.txt b.txt c.txt d.txt");
+  cli::Program::text(c, "--samples", cmd->samples, "0-based sample indices I,J,... of --file (default 0)")->needs(f);
+  m->excludes(f);
+  c->add_option("--span", cmd->span, "width changes +-1..N (default 1)")->check(cli::int_range(1, 16));
+  c->add_flag("--no-trace", cmd->no_trace, "do not print the stages");
+  c->add_flag("--all", cmd->all, "list the variations that reproduce no sample too");
 }
 
 }  // namespace mc

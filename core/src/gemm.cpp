@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "matcore/model.hpp"
+#include "matcore/threads.hpp"
 
 namespace mc {
 
@@ -57,8 +58,7 @@ Matrix gemm(const Datapath& dp, int instr_k, const Matrix& A, const Matrix& B, c
   std::vector<uint64_t> Bt(static_cast<size_t>(N) * Kp, 0);
   for (int k = 0; k < K; ++k)
     for (int j = 0; j < N; ++j) Bt[static_cast<size_t>(j) * Kp + k] = B.at(k, j);
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  threads = std::min<unsigned>(threads, static_cast<unsigned>(std::max(1, M)));
+  threads = std::min<unsigned>(thread_count(threads), static_cast<unsigned>(std::max(1, M)));
   auto work = [&](int r0, int r1) {
     std::vector<uint64_t> a(Kp, 0);
     for (int i = r0; i < r1; ++i) {
@@ -71,13 +71,11 @@ Matrix gemm(const Datapath& dp, int instr_k, const Matrix& A, const Matrix& B, c
       }
     }
   };
-  std::vector<std::thread> pool;
   const int chunk = (M + static_cast<int>(threads) - 1) / static_cast<int>(threads);
-  for (unsigned t = 0; t < threads; ++t) {
-    const int r0 = static_cast<int>(t) * chunk, r1 = std::min(M, r0 + chunk);
-    if (r0 < r1) pool.emplace_back(work, r0, r1);
-  }
-  for (auto& th : pool) th.join();
+  run_parallel(threads, [&](unsigned t) {
+    const int r0 = std::min(M, static_cast<int>(t) * chunk), r1 = std::min(M, r0 + chunk);
+    if (r0 < r1) work(r0, r1);
+  });
   return D;
 }
 

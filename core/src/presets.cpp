@@ -3,6 +3,8 @@
 // for NVIDIA. docs/architectures/*.md lists each preset with the vectors that pin it.
 #include "matcore/presets.hpp"
 
+#include "matcore/instructions.hpp"
+
 #include <algorithm>
 #include <functional>
 #include <stdexcept>
@@ -290,9 +292,12 @@ Datapath find_preset(const std::string& arch, const std::string& type_in, const 
     throw std::invalid_argument("unknown architecture '" + arch + "' (known: " + join(archs) + ")");
   std::string type = canonical_type(type_in);
   if (type == "bf16_1k") {
-    bool has = false;
-    for (const Datapath& d : all_presets()) has |= d.arch == arch && d.type == "bf16_1k";
-    if (!has) type = "bf16";  // CDNA3: the only bf16 instructions are the _1k ones
+    bool preset = false, instr = false;
+    for (const Datapath& d : all_presets()) preset |= d.arch == arch && d.type == "bf16_1k";
+    for (const Instruction* in : instructions_for(arch)) instr |= in->type() == "bf16_1k";
+    // CDNA3: the _1k instructions are its only bf16 ones, and the bf16 preset is theirs; an
+    // architecture without bf16_1k instructions (CDNA1, NVIDIA) has no such type.
+    if (!preset && instr) type = "bf16";
   }
   std::vector<const Datapath*> cand;
   for (const Datapath& d : all_presets())

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <functional>
 #include <cstdio>
@@ -14,6 +15,8 @@
 #include <vector>
 
 #include "matcore/mt19937.hpp"
+#include "matcore/output.hpp"
+#include "matcore/threads.hpp"
 #include "matcore/vectors.hpp"
 
 namespace mc {
@@ -43,7 +46,9 @@ SampleSpec sample_spec_for(const Datapath& dp, bool subnormal) {
   SampleSpec s;
   s.a_fmt = dp.a_fmt;
   s.b_fmt = dp.b_fmt;
-  s.c_fmt = dp.out_fmt == kBinary64 ? kBinary64 : kBinary32;
+  // c is drawn in the accumulator format: binary16 accumulators (NVIDIA --out fp16) take only
+  // binary16 c values (widened to binary32 in the file, as in the hardware data sets)
+  s.c_fmt = dp.out_fmt;
   s.K = dp.k_default;
   default_ranges(s, subnormal);
   return s;
@@ -371,8 +376,12 @@ uint64_t write_samples(const SampleSpec& s, const std::string& dir, unsigned thr
   if (s.N < 1) throw std::invalid_argument("sample: n must be positive");
   if (s.ea_lo > s.ea_hi || s.eb_lo > s.eb_hi || s.ec_lo > s.ec_hi)
     throw std::invalid_argument("sample: empty exponent range");
-  ::mkdir(dir.c_str(), 0777);
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST)
+    throw InputError(dir + ": cannot create the output directory (" + std::strerror(errno) + ")");
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw InputError(dir + ": is not a directory (--out names the directory of a.txt, b.txt, c.txt)");
+  threads = thread_count(threads);
 
   // Every value of a file has the same number of hex digits, so every line of a file has the
   // same length and sample i starts at byte header + i * line: the workers write their parts
@@ -392,24 +401,11 @@ uint64_t write_samples(const SampleSpec& s, const std::string& dir, unsigned thr
   const size_t hlen = std::strlen(hdr);
   const size_t la = static_cast<size_t>(s.K) * (da + 1), lb = static_cast<size_t>(s.K) * (db + 1),
                lc = static_cast<size_t>(dc + 1);
-  struct Out {
-    std::string path;
-    int fd = -1;
-    ~Out() { if (fd >= 0) ::close(fd); }
-  } out[3];
-  const char* names[3] = {"/a.txt", "/b.txt", "/c.txt"};
-  for (int i = 0; i < 3; ++i) {
-    out[i].path = dir + names[i];
-    out[i].fd = ::open(out[i].path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
-    if (out[i].fd < 0) throw InputError(dir + ": cannot create a.txt/b.txt/c.txt");
-  }
-  auto put = [&](int i, const char* p, size_t n, uint64_t off) {
-    while (n) {
-      const ssize_t w = ::pwrite(out[i].fd, p, n, static_cast<off_t>(off));
-      if (w <= 0) throw InputError(out[i].path + ": write failed (disk full?)");
-      p += w, n -= static_cast<size_t>(w), off += static_cast<uint64_t>(w);
-    }
-  };
+  // Each file is written to a temporary beside it and the three are renamed into place
+  // together at the end: an interrupted or failed run leaves no a/b/c that passes for complete.
+  OutputFile fa(dir + "/a.txt"), fb(dir + "/b.txt"), fc(dir + "/c.txt");
+  OutputFile* out[3] = {&fa, &fb, &fc};
+  auto put = [&](int i, const char* p, size_t n, uint64_t off) { out[i]->pwrite(p, n, off); };
   for (int i = 0; i < 3; ++i) put(i, hdr, hlen, 0);
 
   Mt19937 g(s.seed);
@@ -520,23 +516,22 @@ uint64_t write_samples(const SampleSpec& s, const std::string& dir, unsigned thr
       convert_part(b, 0, 0, b.n, 7);
       return;
     }
-    std::vector<std::thread> pool;
     if (threads == 2) {
-      pool.emplace_back(convert_part, std::cref(b), 1u, uint64_t{0}, b.n, 6);
-      convert_part(b, 0, 0, b.n, 1);
+      run_parallel(2, [&](unsigned t) {
+        if (t) convert_part(b, 1u, 0, b.n, 6);
+        else convert_part(b, 0, 0, b.n, 1);
+      });
     } else {
       const uint64_t sub = (b.n + threads - 1) / threads;
-      for (unsigned t = 1; t < threads; ++t) {
+      run_parallel(threads, [&](unsigned t) {
         const uint64_t i0 = std::min(b.n, t * sub), i1 = std::min(b.n, i0 + sub);
-        if (i0 < i1) pool.emplace_back(convert_part, std::cref(b), t, i0, i1, 7);
-      }
-      convert_part(b, 0, 0, std::min(b.n, sub), 7);
+        if (i0 < i1) convert_part(b, t, i0, i1, 7);
+      });
     }
-    for (auto& th : pool) th.join();
   };
-  std::thread pending;
+  Background pending;
   auto settle = [&] {
-    if (pending.joinable()) pending.join();
+    pending.join();
     for (auto& e : err)
       if (e) std::rethrow_exception(e);
   };
@@ -545,21 +540,19 @@ uint64_t write_samples(const SampleSpec& s, const std::string& dir, unsigned thr
     for (uint64_t base = 0; base < s.N; base += chunk) {
       draw(buf[cur], base, std::min(chunk, s.N - base));
       settle();
-      pending = std::thread(convert_all, std::cref(buf[cur]));
+      const Buf* bp = &buf[cur];
+      pending.start([&convert_all, bp] { convert_all(*bp); });
       cur ^= 1;
       if (tty) std::fprintf(stderr, "\r[%-50s] %3d%%", std::string(50 * base / s.N, '#').c_str(),
                             static_cast<int>(100 * base / s.N));
     }
     settle();
   } catch (...) {
-    if (pending.joinable()) pending.join();
+    pending.join();
     throw;
   }
   if (tty) std::fprintf(stderr, "\r%60s\r", "");
-  for (auto& o : out) {
-    if (::close(o.fd) != 0) { o.fd = -1; throw InputError(o.path + ": write failed (disk full?)"); }
-    o.fd = -1;
-  }
+  commit_all({&fa, &fb, &fc});
   return s.N;
 }
 

@@ -9,6 +9,8 @@
 #include <thread>
 
 #include "matcore/model.hpp"
+#include "matcore/output.hpp"
+#include "matcore/threads.hpp"
 #include "matcore/vectors.hpp"
 
 namespace mc {
@@ -18,7 +20,8 @@ SampleSet load_sample_set(const Datapath& dp, const std::string& fa, const std::
   const int w = stored_width(dp.a_fmt);
   const AbFile A = read_ab_file(fa, expect_k, dp.a_fmt);
   const AbFile B = read_ab_file(fb, A.K, dp.b_fmt);
-  const std::vector<uint64_t> C = read_cd_file(fc, w);
+  std::vector<uint64_t> c_lines;
+  const std::vector<uint64_t> C = read_cd_file(fc, w, &c_lines);
   const std::vector<uint64_t> D = read_cd_file(fd, stored_width(dp.out_fmt));
   const size_t n = A.samples();
   if (B.samples() != n || C.size() != n || D.size() != n)
@@ -31,12 +34,12 @@ SampleSet load_sample_set(const Datapath& dp, const std::string& fa, const std::
   s.a.resize(A.v.size());
   s.b.resize(B.v.size());
   for (size_t i = 0; i < A.v.size(); ++i) {
-    const std::string pos = std::to_string(i / A.K + 1) + ": value " + std::to_string(i % A.K + 1);
-    s.a[i] = ab_operand(dp.a_fmt, dp.ingest, A, i, fa + ":" + pos);
-    s.b[i] = ab_operand(dp.b_fmt, dp.ingest, B, i, fb + ":" + pos);
+    const std::string value = ": value " + std::to_string(i % A.K + 1);
+    s.a[i] = ab_operand(dp.a_fmt, dp.ingest, A, i, fa + ":" + std::to_string(A.line_of(i / A.K)) + value);
+    s.b[i] = ab_operand(dp.b_fmt, dp.ingest, B, i, fb + ":" + std::to_string(B.line_of(i / A.K)) + value);
   }
   s.c.resize(n);
-  for (size_t i = 0; i < n; ++i) s.c[i] = w == 64 ? C[i] : c_from_binary32(dp, C[i]);
+  for (size_t i = 0; i < n; ++i) s.c[i] = c_operand(dp, C[i], w, fc + ":" + std::to_string(c_lines[i]) + ": c");
   s.d = D;
   return s;
 }
@@ -49,7 +52,7 @@ uint64_t widen_result(const Datapath& dp, uint64_t r) {
 std::vector<uint64_t> run_samples(const Datapath& dp, const SampleSet& s, unsigned threads,
                                   bool progress) {
   std::vector<uint64_t> got(s.n);
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = thread_count(threads);
   std::atomic<size_t> done{0};
   auto work = [&](size_t s0, size_t s1) {
     for (size_t i = s0; i < s1; ++i) {
@@ -57,26 +60,30 @@ std::vector<uint64_t> run_samples(const Datapath& dp, const SampleSet& s, unsign
       if ((i & 1023) == 1023) done.fetch_add(1024, std::memory_order_relaxed);
     }
   };
-  std::vector<std::thread> pool;
   const size_t chunk = (s.n + threads - 1) / threads;
-  for (unsigned t = 0; t < threads; ++t) {
-    const size_t s0 = t * chunk, s1 = std::min(s.n, s0 + chunk);
-    if (s0 < s1) pool.emplace_back(work, s0, s1);
-  }
   // Progress bar on a terminal only; the thread split does not depend on it.
   progress = progress && isatty(fileno(stderr)) && s.n >= 100000;
+  std::atomic<bool> finished{false};
+  Background bar;
   if (progress) {
-    size_t last = ~size_t{0};
-    while (done.load() + 1024 * pool.size() < s.n) {
-      const size_t pct = 100 * done.load() / s.n;
-      if (pct != last) {
-        std::fprintf(stderr, "\r[%-50s] %3zu%%", std::string(pct / 2, '#').c_str(), pct);
-        last = pct;
+    bar.try_start([&] {
+      size_t last = ~size_t{0};
+      while (!finished.load()) {
+        const size_t pct = std::min<size_t>(100, 100 * done.load() / s.n);
+        if (pct != last) {
+          std::fprintf(stderr, "\r[%-50s] %3zu%%", std::string(pct / 2, '#').c_str(), pct);
+          last = pct;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
+    });
   }
-  for (auto& th : pool) th.join();
+  run_parallel(threads, [&](unsigned t) {
+    const size_t s0 = std::min(s.n, t * chunk), s1 = std::min(s.n, s0 + chunk);
+    work(s0, s1);
+  });
+  finished = true;
+  bar.join();
   if (progress) std::fprintf(stderr, "\r%60s\r", "");
   return got;
 }
@@ -96,6 +103,7 @@ std::vector<size_t> mismatches(const SampleSet& s, const std::vector<uint64_t>& 
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include <cerrno>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -117,8 +125,11 @@ struct Block {
 class BlockReader {
  public:
   explicit BlockReader(const std::string& path) : path_(path) {
+    struct stat st0;
+    if (::stat(path.c_str(), &st0) == 0 && S_ISDIR(st0.st_mode))
+      throw InputError(path + ": is a directory (a vector file is expected)");
     f_ = std::fopen(path.c_str(), "rb");
-    if (!f_) throw InputError(path + ": cannot open file for reading");
+    if (!f_) throw InputError(path + ": cannot open file for reading (" + std::strerror(errno) + ")");
     buf_.resize(1 << 22);
     struct stat st;
     if (::fstat(fileno(f_), &st) == 0) size_ = static_cast<uint64_t>(st.st_size);
@@ -136,10 +147,13 @@ class BlockReader {
   BlockReader(const BlockReader&) = delete;
   BlockReader& operator=(const BlockReader&) = delete;
 
-  /// Appends up to n data lines to b; returns how many were read.
+  /// Appends up to n data lines to b; returns how many were read. A malformed line (empty, too
+  /// long, a byte-order mark) ends the lines returned: the error is thrown by the next call, so
+  /// that errors in the lines before it, found when they are parsed, are reported first.
   size_t read(size_t n, Block& b) {
+    if (!pending_.empty()) throw InputError(pending_);
     size_t got = 0;
-    while (got < n) {
+    while (got < n && pending_.empty()) {
       if (pos_ >= len_ && !refill()) break;
       const char* base = buf_.data();
       const void* nl = std::memchr(base + pos_, '\n', len_ - pos_);
@@ -153,11 +167,23 @@ class BlockReader {
         std::memmove(buf_.data(), base + pos_, len_ - pos_);
         len_ -= pos_;
         pos_ = 0;
-        if (len_ == buf_.size()) buf_.resize(buf_.size() * 2);
+        if (len_ == buf_.size()) {
+          if (buf_.size() >= kMaxLineBytes) {
+            pending_ = path_ + ":" + std::to_string(line_ + 1) + ": line: longer than " +
+                       std::to_string(kMaxLineBytes >> 20) + " MiB";
+            break;
+          }
+          buf_.resize(buf_.size() * 2);
+        }
         if (!refill_append()) eof_ = true;
         continue;
       }
       ++line_;
+      if (line_ == 1 && end - pos_ >= 3 && std::memcmp(base + pos_, "\xEF\xBB\xBF", 3) == 0) {
+        pending_ = path_ + ":1: line: starts with a UTF-8 byte-order mark (EF BB BF); save the file as "
+                           "plain ASCII without it";
+        break;
+      }
       size_t l = end - pos_;
       const char* p = base + pos_;
       while (l && (p[l - 1] == '\r' || p[l - 1] == ' ' || p[l - 1] == '\t')) --l;
@@ -165,7 +191,8 @@ class BlockReader {
       if (l && p[0] == '#') continue;
       if (l == 0) {
         if (!nl && eof_) break;  // trailing newline at the end of the file
-        throw InputError(path_ + ":" + std::to_string(line_) + ": line: empty line");
+        pending_ = path_ + ":" + std::to_string(line_) + ": line: empty line";
+        break;
       }
       b.start.push_back(b.data.size());
       b.len.push_back(l);
@@ -196,6 +223,10 @@ class BlockReader {
   bool eof_ = false;
   uint64_t line_ = 0;
   uint64_t size_ = 0;
+  std::string pending_;  ///< the error at the line after the last one returned
+
+ public:
+  const std::string& pending() const { return pending_; }
 };
 
 inline int hexval(char ch) {
@@ -249,13 +280,17 @@ void parse_ab_line(const char* s, size_t n, int K, int digits, uint64_t* out,
     uint64_t v = 0;
     while (j < n && s[j] != ' ' && s[j] != '\t') {
       const int h = hexval(s[j]);
-      if (h < 0) bad(path, line, "value " + std::to_string(k + 1), "'" + sub(i, j - i + 1) + "' is not hex");
+      if (h < 0) {
+        size_t e = j;
+        while (e < n && s[e] != ' ' && s[e] != '\t') ++e;
+        bad(path, line, "value " + std::to_string(k + 1), "'" + excerpt(sub(i, e - i)) + "' is not hex");
+      }
       v = (v << 4) | static_cast<uint64_t>(h);
       ++j;
     }
     if (static_cast<int>(j - i) != digits)
       bad(path, line, "value " + std::to_string(k + 1),
-          "'" + sub(i, j - i) + "' is not " + std::to_string(digits) + " hex digits" + form);
+          "'" + excerpt(sub(i, j - i)) + "' is not " + std::to_string(digits) + " hex digits" + form);
     if (k >= K) bad(path, line, "K", "more than K = " + std::to_string(K) + " values on the line");
     out[k++] = v;
     i = j;
@@ -291,7 +326,7 @@ uint64_t parse_cd_line(const char* s, size_t n, int width, const std::string& pa
     if (ok) return v;
   }
   bad(path, line, "value",
-      "'" + t + "' is neither " + (width == 32 ? "32 binary digits nor 8" : "16") + " hex digits");
+      "'" + excerpt(t) + "' is neither " + (width == 32 ? "32 binary digits nor 8" : "16") + " hex digits");
 }
 
 /// Length of the first token of a line.
@@ -509,20 +544,15 @@ StreamResult stream_grid(const Datapath& dp, const std::string& pa, const std::s
   if (gb.n != n || gc.n != n || gd.n != n) throw GiveUp{};
   const char* la0 = ma.p + ga.off;
   const int K = count_tokens(la0, ga.len - 1);
-  if (K == 0 || (expect_k > 0 && K != expect_k)) throw GiveUp{};
+  if (K == 0 || K > kMaxK || (expect_k > 0 && K != expect_k)) throw GiveUp{};
   const AbForm fa = ab_form(dp.a_fmt, first_token_len(la0, ga.len - 1));
   const AbForm fb = ab_form(dp.b_fmt, first_token_len(mb.p + gb.off, gb.len - 1));
   if ((fa.digits & 1) || (fb.digits & 1)) throw GiveUp{};
   if (ga.len != static_cast<size_t>(K) * (fa.digits + 1) || gb.len != static_cast<size_t>(K) * (fb.digits + 1))
     throw GiveUp{};
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = thread_count(threads);
 
-  int fo = -1;
-  if (!out.empty()) {
-    fo = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
-    if (fo < 0) throw InputError(out + ": cannot open file for writing");
-  }
-  struct Closer { int fd; ~Closer() { if (fd >= 0) ::close(fd); } } closer{fo};
+  std::unique_ptr<OutputFile> fo(out.empty() ? nullptr : new OutputFile(out));
   const size_t ol = static_cast<size_t>(dw / 4 + 1);
 
   const HexPairTable& hp = hex_pairs();
@@ -560,9 +590,13 @@ StreamResult stream_grid(const Datapath& dp, const std::string& pa, const std::s
               return;
             }
           }
-          const uint64_t cv = zero_c ? zero_bits(dp.out_fmt, false) : (w == 64 ? c : c_from_binary32(dp, c));
+          uint64_t cv = zero_bits(dp.out_fmt, false);
+          if (!zero_c && !c_exact(dp, c, w, &cv)) {
+            give_up = true;  // Inf/NaN c, or one the accumulator format cannot hold
+            return;
+          }
           const uint64_t got = widen_result(dp, dot(dp, A.data(), B.data(), K, cv));
-          if (fo >= 0) {
+          if (fo) {
             char* q = &text[(i - b0) * ol];
             uint64_t v = got;
             for (int j = dw / 4 - 1; j >= 0; --j) q[j] = "0123456789abcdef"[v & 15], v >>= 4;
@@ -574,6 +608,7 @@ StreamResult stream_grid(const Datapath& dp, const std::string& pa, const std::s
               StreamMismatch m;
               m.index = i;
               m.line = ga.first_line + i;
+              m.d_line = gd.first_line + i;
               m.got = got;
               m.want = d;
               m.a = A;
@@ -583,16 +618,7 @@ StreamResult stream_grid(const Datapath& dp, const std::string& pa, const std::s
             }
           }
         }
-        if (fo >= 0) {
-          const char* q = text.data();
-          size_t left = text.size();
-          off_t at = static_cast<off_t>(b0 * ol);
-          while (left) {
-            const ssize_t wr = ::pwrite(fo, q, left, at);
-            if (wr <= 0) throw InputError(out + ": write failed (disk full?)");
-            q += wr, left -= static_cast<size_t>(wr), at += wr;
-          }
-        }
+        if (fo) fo->pwrite(text.data(), text.size(), b0 * ol);
         done.fetch_add(b1 - b0, std::memory_order_relaxed);
       }
     } catch (...) {
@@ -600,27 +626,32 @@ StreamResult stream_grid(const Datapath& dp, const std::string& pa, const std::s
       give_up = true;
     }
   };
-  std::vector<std::thread> pool;
   const uint64_t sub = (n + threads - 1) / threads;
-  for (unsigned t = 0; t < threads; ++t) {
-    const uint64_t i0 = std::min(n, t * sub), i1 = std::min(n, i0 + sub);
-    if (i0 < i1) pool.emplace_back(work, t, i0, i1);
-  }
   const bool tty = progress && isatty(fileno(stderr)) && n >= 100000;
+  std::atomic<bool> finished{false};
+  Background bar;
   if (tty) {
-    while (done.load() < n && !give_up.load()) {
-      const uint64_t d = done.load();
-      std::fprintf(stderr, "\r[%-50s] %3d%%  %llu samples",
-                   std::string(static_cast<size_t>(50 * d / n), '#').c_str(),
-                   static_cast<int>(100 * d / n), static_cast<unsigned long long>(d));
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
+    bar.try_start([&] {
+      while (!finished.load() && !give_up.load()) {
+        const uint64_t d = done.load();
+        std::fprintf(stderr, "\r[%-50s] %3d%%  %llu samples",
+                     std::string(static_cast<size_t>(50 * d / n), '#').c_str(),
+                     static_cast<int>(100 * d / n), static_cast<unsigned long long>(d));
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+    });
   }
-  for (auto& th : pool) th.join();
+  run_parallel(threads, [&](unsigned t) {
+    const uint64_t i0 = std::min(n, t * sub), i1 = std::min(n, i0 + sub);
+    if (i0 < i1) work(t, i0, i1);
+  });
+  finished = true;
+  bar.join();
   if (tty) std::fprintf(stderr, "\r%100s\r", "");
   for (Part& pt : parts)
     if (pt.err) std::rethrow_exception(pt.err);
   if (give_up) throw GiveUp{};
+  if (fo) fo->commit();
   StreamResult res;
   res.n = n;
   res.K = K;
@@ -641,6 +672,9 @@ StreamResult stream_general(const Datapath& dp, const std::string& pa, const std
 StreamResult stream_files(const Datapath& dp, const std::string& pa, const std::string& pb,
                           const std::string& pc, const std::string& pd, const std::string& out,
                           int expect_k, bool zero_c, unsigned threads, size_t keep, bool progress) {
+  if (!out.empty()) check_not_input(out, "output", {pa, pb, pc, pd});
+  check_header(pa, "a", dp.a_fmt);
+  check_header(pb, "b", dp.b_fmt);
   try {
     return stream_grid(dp, pa, pb, pc, pd, out, expect_k, zero_c, threads, keep, progress);
   } catch (const GiveUp&) {
@@ -659,15 +693,10 @@ StreamResult stream_general(const Datapath& dp, const std::string& pa, const std
   const bool have_d = !pd.empty();
   BlockReader ra(pa), rb(pb), rc(pc);
   std::unique_ptr<BlockReader> rd(have_d ? new BlockReader(pd) : nullptr);
-  std::FILE* fo = nullptr;
-  if (!out.empty()) {
-    fo = std::fopen(out.c_str(), "w");
-    if (!fo) throw InputError(out + ": cannot open file for writing");
-  }
-  struct Closer { std::FILE* f; ~Closer() { if (f) std::fclose(f); } } closer{fo};
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  std::unique_ptr<OutputFile> fo(out.empty() ? nullptr : new OutputFile(out));
+  threads = thread_count(threads);
   StreamResult res;
-  const size_t chunk = 1 << 15;
+  size_t chunk = 1 << 15;  // samples a block; fewer for long lines (set from K below)
   // Two buffers: the main thread reads chunk i+1 while the workers parse and evaluate chunk i.
   struct Work {
     Block ba, bb, bc, bd;
@@ -677,7 +706,7 @@ StreamResult stream_general(const Datapath& dp, const std::string& pa, const std
   };
   Work wk[2];
   const bool tty = progress && isatty(fileno(stderr));
-  int K = expect_k;
+  int K = 0;  // from the first line of a (never from --k: memory follows what the file holds)
   AbForm form_a, form_b;
   uint64_t consumed = 0;  // samples read so far
   std::string count_error;
@@ -688,13 +717,27 @@ StreamResult stream_general(const Datapath& dp, const std::string& pa, const std
     const size_t nb = rb.read(n ? n : 1, x.bb), nc = rc.read(n ? n : 1, x.bc);
     const size_t nd = have_d ? rd->read(n ? n : 1, x.bd) : n;
     const size_t m = std::min({n, nb, nc, nd});
-    if (nb != n || nc != n || nd != n) {
+    // A malformed line ends what a reader returns; its error is reported after the lines before
+    // it have been checked (so that an earlier bad value wins), in place of a count mismatch.
+    std::string pend;
+    for (const BlockReader* r : {&ra, &rb, &rc, rd.get()})
+      if (r && pend.empty()) pend = r->pending();
+    if (!pend.empty()) {
+      count_error = pend;
+    } else if (nb != n || nc != n || nd != n) {
       // reported after the common samples are checked, so that an earlier bad line wins
       const std::string& shorter = nb < n ? pb : nc < n ? pc : nd < n ? pd : pa;
       count_error = "sample counts differ: " + shorter + " ends before the other files (at sample " +
                     std::to_string(consumed + m + 1) + ")";
     }
-    if (m && K == 0) K = count_tokens(x.ba.data.data() + x.ba.start[0], x.ba.len[0]);
+    if (m && K == 0) {
+      K = count_tokens(x.ba.data.data() + x.ba.start[0], x.ba.len[0]);
+      if (K > kMaxK)
+        bad(pa, x.ba.lineno[0], "K", "line holds " + std::to_string(K) + " values, more than " + std::to_string(kMaxK));
+      if (expect_k > 0 && K != expect_k)
+        bad(pa, x.ba.lineno[0], "K", "line holds " + std::to_string(K) + " values, expected K = " + std::to_string(expect_k));
+      chunk = std::max<size_t>(1, std::min<size_t>(chunk, (size_t{1} << 22) / static_cast<size_t>(K)));
+    }
     if (m && consumed == 0) {
       form_a = ab_form(dp.a_fmt, first_token_len(x.ba.data.data() + x.ba.start[0], x.ba.len[0]));
       form_b = ab_form(dp.b_fmt, first_token_len(x.bb.data.data() + x.bb.start[0], x.bb.len[0]));
@@ -720,7 +763,8 @@ StreamResult stream_general(const Datapath& dp, const std::string& pa, const std
                                 pb + ":" + std::to_string(x.bb.lineno[i]) + ": value " + std::to_string(k + 1));
         }
         const uint64_t c = parse_cd_line(x.bc.data.data() + x.bc.start[i], x.bc.len[i], w, pc, x.bc.lineno[i]);
-        x.C[i] = zero_c ? zero_bits(dp.out_fmt, false) : (w == 64 ? c : c_from_binary32(dp, c));
+        x.C[i] = zero_c ? zero_bits(dp.out_fmt, false)
+                        : c_operand(dp, c, w, pc + ":" + std::to_string(x.bc.lineno[i]) + ": c");
         if (have_d) x.D[i] = parse_cd_line(x.bd.data.data() + x.bd.start[i], x.bd.len[i], dw, pd, x.bd.lineno[i]);
         x.G[i] = widen_result(dp, dot(dp, A, B, K, x.C[i]));
       }
@@ -729,19 +773,21 @@ StreamResult stream_general(const Datapath& dp, const std::string& pa, const std
     }
   };
   auto compute = [&](Work& x) {
-    x.A.resize(x.n * K);
-    x.B.resize(x.n * K);
-    x.C.resize(x.n);
-    x.D.resize(x.n);
-    x.G.resize(x.n);
     x.err.assign(threads, nullptr);
-    std::vector<std::thread> pool;
-    const size_t sub = (x.n + threads - 1) / threads;
-    for (unsigned t = 0; t < threads; ++t) {
-      const size_t i0 = std::min(x.n, t * sub), i1 = std::min(x.n, i0 + sub);
-      if (i0 < i1) pool.emplace_back(compute_part, std::ref(x), t, i0, i1);
+    try {
+      x.A.resize(x.n * K);
+      x.B.resize(x.n * K);
+      x.C.resize(x.n);
+      x.D.resize(x.n);
+      x.G.resize(x.n);
+      const size_t sub = (x.n + threads - 1) / threads;
+      run_parallel(threads, [&](unsigned t) {
+        const size_t i0 = std::min(x.n, t * sub), i1 = std::min(x.n, i0 + sub);
+        if (i0 < i1) compute_part(x, t, i0, i1);
+      });
+    } catch (...) {
+      x.err[0] = std::current_exception();
     }
-    for (auto& th : pool) th.join();
   };
   auto finish = [&](Work& x) {
     for (auto& e : x.err)
@@ -754,8 +800,7 @@ StreamResult stream_general(const Datapath& dp, const std::string& pa, const std
         char* q = &text[i * (dw / 4 + 1)];
         for (int j = dw / 4 - 1; j >= 0; --j) q[j] = hx[v & 15], v >>= 4;
       }
-      if (std::fwrite(text.data(), 1, text.size(), fo) != text.size())
-        throw InputError(out + ": write failed");
+      fo->write(text);
     }
     for (size_t i = 0; i < x.n && have_d; ++i) {
       if (x.G[i] == x.D[i]) continue;
@@ -764,6 +809,7 @@ StreamResult stream_general(const Datapath& dp, const std::string& pa, const std
         StreamMismatch m;
         m.index = res.n + i;
         m.line = x.ba.lineno[i];
+        m.d_line = x.bd.lineno[i];
         m.got = x.G[i];
         m.want = x.D[i];
         m.a.assign(x.A.begin() + i * K, x.A.begin() + (i + 1) * K);
@@ -781,33 +827,44 @@ StreamResult stream_general(const Datapath& dp, const std::string& pa, const std
                    static_cast<unsigned long long>(res.mismatches));
     }
   };
-  std::thread pending;
+  Background pending;  // evaluates chunk i while chunk i+1 is read
+  bool pending_chunk = false;
   int cur = 0;
+  auto settle = [&] {  // finish the chunk being evaluated: its errors are earlier than any later one
+    if (!pending_chunk) return;
+    pending_chunk = false;
+    pending.join();
+    finish(wk[cur ^ 1]);
+  };
   try {
     for (;;) {
-      read(wk[cur]);
-      if (pending.joinable()) {
-        pending.join();
-        finish(wk[cur ^ 1]);
+      try {
+        read(wk[cur]);
+      } catch (...) {
+        settle();  // an error in the lines already read wins over the read error
+        throw;
       }
+      settle();
       if (wk[cur].n == 0) {
         if (!count_error.empty()) throw InputError(count_error);  // a ended, another file did not
         break;
       }
-      pending = std::thread(compute, std::ref(wk[cur]));
+      Work* x = &wk[cur];
+      pending.start([&compute, x] { compute(*x); });
+      pending_chunk = true;
       cur ^= 1;
       if (!count_error.empty()) {
-        pending.join();
-        finish(wk[cur ^ 1]);
+        settle();
         throw InputError(count_error);
       }
     }
   } catch (...) {
-    if (pending.joinable()) pending.join();
+    pending.join();
     throw;
   }
   if (tty) std::fprintf(stderr, "\r%100s\r", "");
   if (res.n == 0) throw InputError(pa + ": no samples (empty file)");
+  if (fo) fo->commit();
   res.K = K;
   return res;
 }

@@ -1,11 +1,17 @@
 #include "matcore/vectors.hpp"
 
+#include <sys/stat.h>
+
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
 #include "matcore/exact.hpp"
+#include "matcore/model.hpp"
+#include "matcore/output.hpp"
 
 namespace mc {
 
@@ -31,11 +37,51 @@ bool parse_hex(const std::string& t, uint64_t& out) {
   return true;
 }
 
-std::ifstream open_in(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open file for reading");
-  return in;
-}
+void strip_cr(std::string& s);
+
+/// A text file read line by line with bounded memory: a line longer than kMaxLineBytes is an
+/// error, a directory or a missing file is named as such, a UTF-8 byte-order mark is refused.
+class LineReader {
+ public:
+  explicit LineReader(const std::string& path) : path_(path) {
+    struct stat st;
+    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+      throw InputError(path + ": is a directory (a vector file is expected)");
+    f_ = std::fopen(path.c_str(), "rb");
+    if (!f_) throw InputError(path + ": cannot open file for reading (" + std::strerror(errno) + ")");
+  }
+  ~LineReader() { std::fclose(f_); }
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
+  /// The next line without its end ("\n", "\r\n", trailing blanks); false at the end.
+  bool next(std::string& line) {
+    line.clear();
+    int ch;
+    bool any = false;
+    while ((ch = std::getc(f_)) != EOF) {
+      any = true;
+      if (ch == '\n') break;
+      if (line.size() >= kMaxLineBytes)
+        throw InputError(path_ + ":" + std::to_string(ln_ + 1) + ": line: longer than " +
+                         std::to_string(kMaxLineBytes >> 20) + " MiB");
+      line += static_cast<char>(ch);
+    }
+    if (std::ferror(f_)) throw InputError(path_ + ": read error (" + std::strerror(errno) + ")");
+    if (!any) return false;
+    ++ln_;
+    if (ln_ == 1 && line.compare(0, 3, "\xEF\xBB\xBF") == 0)
+      throw InputError(path_ + ":1: line: starts with a UTF-8 byte-order mark (EF BB BF); save the "
+                       "file as plain ASCII without it");
+    strip_cr(line);
+    return true;
+  }
+  size_t line_number() const { return ln_; }
+
+ private:
+  std::string path_;
+  std::FILE* f_ = nullptr;
+  size_t ln_ = 0;
+};
 
 void strip_cr(std::string& s) {
   while (!s.empty() && (s.back() == '\r' || s.back() == ' ' || s.back() == '\t')) s.pop_back();
@@ -62,23 +108,25 @@ AbForm ab_form(const Format& f, size_t first_value_digits) {
 }
 
 AbFile read_ab_file(const std::string& path, int expect_k, const Format& fmt) {
-  std::ifstream in = open_in(path);
+  LineReader in(path);
   AbFile f;
   f.width = stored_width(fmt);
   AbForm form;
   bool decided = false;  // by the first value
   std::string line;
-  size_t ln = 0;
-  while (std::getline(in, line)) {
-    ++ln;
-    strip_cr(line);
+  while (in.next(line)) {
+    const size_t ln = in.line_number();
     if (!line.empty() && line[0] == '#') continue;
     if (line.empty()) fail(path, ln, "line", "empty line (one sample per line expected)");
-    std::istringstream ss(line);
-    std::string tok;
     int k = 0;
-    while (ss >> tok) {
-      ++k;
+    for (size_t i = 0; i < line.size();) {
+      while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+      if (i >= line.size()) break;
+      size_t j = i;
+      while (j < line.size() && line[j] != ' ' && line[j] != '\t') ++j;
+      const std::string tok = line.substr(i, j - i);
+      i = j;
+      if (++k > kMaxK) fail(path, ln, "K", "more than " + std::to_string(kMaxK) + " values on the line");
       if (!decided) {
         form = ab_form(fmt, tok.size());
         f.native_bits = form.native ? fmt.width() : 0;
@@ -87,16 +135,19 @@ AbFile read_ab_file(const std::string& path, int expect_k, const Format& fmt) {
       uint64_t v;
       if (tok.size() != static_cast<size_t>(form.digits) || !parse_hex(tok, v))
         fail(path, ln, "value " + std::to_string(k),
-             "'" + tok + "' is not " + std::to_string(form.digits) + " hex digits" + form.note);
+             "'" + excerpt(tok) + "' is not " + std::to_string(form.digits) + " hex digits" + form.note);
+      if (f.K && k > f.K)
+        fail(path, ln, "K", "line holds more than the " + std::to_string(f.K) + " values of earlier lines");
       f.v.push_back(v);
     }
-    if (f.K == 0) f.K = k;
-    if (expect_k > 0 && k != expect_k)
+    if (f.K == 0 && expect_k > 0 && k != expect_k)
       fail(path, ln, "K", "line holds " + std::to_string(k) + " values, expected K = " +
                               std::to_string(expect_k));
+    if (f.K == 0) f.K = k;
     if (k != f.K)
       fail(path, ln, "K", "line holds " + std::to_string(k) + " values, earlier lines " +
                               std::to_string(f.K));
+    f.lines.push_back(ln);
   }
   if (f.v.empty()) throw InputError(path + ": no samples (empty file)");
   return f;
@@ -108,14 +159,12 @@ uint64_t ab_operand(const Format& f, Rounding ingest, const AbFile& file, size_t
   return ingest_value(f, ingest, file.v[i], file.width, where);
 }
 
-std::vector<uint64_t> read_cd_file(const std::string& path, int width) {
-  std::ifstream in = open_in(path);
+std::vector<uint64_t> read_cd_file(const std::string& path, int width, std::vector<uint64_t>* lines) {
+  LineReader in(path);
   std::vector<uint64_t> out;
   std::string line;
-  size_t ln = 0;
-  while (std::getline(in, line)) {
-    ++ln;
-    strip_cr(line);
+  while (in.next(line)) {
+    const size_t ln = in.line_number();
     while (!line.empty() && (line[0] == ' ' || line[0] == '\t')) line.erase(0, 1);
     if (!line.empty() && line[0] == '#') continue;
     if (line.empty()) fail(path, ln, "value", "empty line");
@@ -125,36 +174,89 @@ std::vector<uint64_t> read_cd_file(const std::string& path, int width) {
     } else if (line.size() == static_cast<size_t>(width / 4) && parse_hex(line, v)) {
     } else {
       fail(path, ln, "value",
-           "'" + line + "' is neither " + (width == 32 ? "32 binary digits nor 8" : "16") +
+           "'" + excerpt(line) + "' is neither " + (width == 32 ? "32 binary digits nor 8" : "16") +
                " hex digits");
     }
     out.push_back(v);
+    if (lines) lines->push_back(ln);
   }
   if (out.empty()) throw InputError(path + ": no samples (empty file)");
   return out;
 }
 
-void write_ab_file(const std::string& path, const AbFile& f, const std::string& header) {
-  std::FILE* fp = std::fopen(path.c_str(), "w");
-  if (!fp) throw InputError(path + ": cannot open file for writing");
-  if (!header.empty()) std::fputs(header.c_str(), fp);
-  const int digits = f.digits();
-  for (size_t s = 0; s < f.samples(); ++s) {
-    for (int k = 0; k < f.K; ++k)
-      std::fprintf(fp, "%s%0*llx", k ? " " : "", digits,
-                   static_cast<unsigned long long>(f.v[s * f.K + k]));
-    std::fputc('\n', fp);
+void check_header(const std::string& path, const std::string& role, const Format& f) {
+  std::FILE* fp = std::fopen(path.c_str(), "rb");
+  if (!fp) return;  // the reader reports it
+  char buf[4096];
+  const std::string key = role + "=";
+  for (int ln = 1; ln <= 64 && std::fgets(buf, sizeof buf, fp); ++ln) {
+    if (buf[0] != '#') break;
+    std::istringstream ss(buf + 1);
+    std::string w;
+    while (ss >> w) {
+      if (w.compare(0, key.size(), key) != 0) continue;
+      const std::string name = w.substr(key.size());
+      const Format* named = nullptr;
+      try {
+        named = &format_by_name(name);
+      } catch (const std::exception&) {
+        continue;  // not a format (e.g. "a=path" in a collector's provenance line)
+      }
+      if (!(*named == f)) {
+        std::fclose(fp);
+        fail(path, static_cast<size_t>(ln), "header",
+             "the file holds " + named->name + " values (" + excerpt(w) + ") but the datapath's " + role +
+                 " format is " + f.name + " (check --type)");
+      }
+    }
   }
-  if (std::fclose(fp) != 0) throw InputError(path + ": write failed");
+  std::fclose(fp);
+}
+
+std::string excerpt(const std::string& s, size_t max) {
+  std::string r;
+  for (size_t i = 0; i < s.size() && i < max; ++i) {
+    const unsigned char ch = static_cast<unsigned char>(s[i]);
+    if (ch >= 0x20 && ch < 0x7f) {
+      r += static_cast<char>(ch);
+    } else {
+      char b[8];
+      std::snprintf(b, sizeof b, "\\x%02x", ch);
+      r += b;
+    }
+  }
+  if (s.size() > max) r += "... (" + std::to_string(s.size()) + " characters)";
+  return r;
+}
+
+void write_ab_file(const std::string& path, const AbFile& f, const std::string& header) {
+  std::string text = header;
+  const int digits = f.digits();
+  char buf[24];
+  for (size_t s = 0; s < f.samples(); ++s) {
+    for (int k = 0; k < f.K; ++k) {
+      std::snprintf(buf, sizeof buf, "%s%0*llx", k ? " " : "", digits,
+                    static_cast<unsigned long long>(f.v[s * f.K + k]));
+      text += buf;
+    }
+    text += '\n';
+  }
+  OutputFile out(path);
+  out.write(text);
+  out.commit();
 }
 
 void write_cd_file(const std::string& path, const std::vector<uint64_t>& v, int width,
                    const std::string& header) {
-  std::FILE* fp = std::fopen(path.c_str(), "w");
-  if (!fp) throw InputError(path + ": cannot open file for writing");
-  if (!header.empty()) std::fputs(header.c_str(), fp);
-  for (uint64_t x : v) std::fprintf(fp, "%0*llx\n", width / 4, static_cast<unsigned long long>(x));
-  if (std::fclose(fp) != 0) throw InputError(path + ": write failed");
+  std::string text = header;
+  char buf[24];
+  for (uint64_t x : v) {
+    std::snprintf(buf, sizeof buf, "%0*llx\n", width / 4, static_cast<unsigned long long>(x));
+    text += buf;
+  }
+  OutputFile out(path);
+  out.write(text);
+  out.commit();
 }
 
 uint64_t ingest_value(const Format& f, Rounding ingest, uint64_t stored, int width,
@@ -218,7 +320,7 @@ uint64_t parse_operand(const Format& f, const std::string& text, bool* inexact) 
   if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
     uint64_t v;
     if (!parse_hex(text.substr(2), v) || (f.width() < 64 && (v >> f.width()) != 0))
-      throw std::invalid_argument("'" + text + "' is not a " + std::to_string(f.width()) +
+      throw std::invalid_argument("'" + excerpt(text) + "' is not a " + std::to_string(f.width()) +
                                   "-bit hex pattern of " + f.name);
     return v;
   }
@@ -236,6 +338,76 @@ uint64_t parse_input_operand(const Format& f, Rounding ingest, const std::string
   bool in2 = false;
   const uint64_t r = convert(stored, v, f, ingest, &in2);
   if (inexact) *inexact = in1 || in2;
+  return r;
+}
+
+uint64_t c_operand(const Datapath& dp, uint64_t stored, int width, const std::string& where) {
+  uint64_t r;
+  if (c_exact(dp, stored, width, &r)) return r;
+  const Unpacked u = decode(kBinary32, stored);
+  if (u.cls == Class::NaN || u.cls == Class::Inf) return c_from_binary32(dp, stored);
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%08llx", static_cast<unsigned long long>(stored));
+  throw InputError(where + ": c value 0x" + std::string(buf) + " (" + to_decimal(kBinary32, stored) +
+                   ") is not representable in " + dp.out_fmt.name + ", the accumulator format of " +
+                   dp.name() + " (c files hold " + dp.out_fmt.name + " values widened to binary32)");
+}
+
+bool c_exact(const Datapath& dp, uint64_t stored, int width, uint64_t* out) {
+  if (width == 64 || dp.out_fmt == kBinary32) {
+    *out = stored;
+    return true;
+  }
+  if (((stored >> 23) & 0xFF) == 0xFF) return false;  // Inf / NaN: the general path
+  bool inexact = false;
+  *out = convert(kBinary32, stored, dp.out_fmt, Rounding::RNE, &inexact);
+  return !inexact;
+}
+
+TextOperands parse_text_operands(const Datapath& dp, const std::string& a, const std::string& b,
+                                 const std::string& c) {
+  const auto as = split_commas(a), bs = split_commas(b);
+  if (as.size() != bs.size())
+    throw InputError("--a has " + std::to_string(as.size()) + " values but --b has " + std::to_string(bs.size()));
+  if (as.size() > static_cast<size_t>(kMaxK)) throw InputError("--a: more than " + std::to_string(kMaxK) + " values");
+  TextOperands r;
+  auto note = [&](const std::string& what, const std::string& t, const char* how, const Format& f, uint64_t v) {
+    r.notes.push_back(what + " = " + excerpt(t, 48) + " rounded (" + how + ") to " + f.name + ": 0x" +
+                      to_hex_bits(f, v) + " (" + to_decimal(f, v) + ")");
+  };
+  auto ab = [&](const Format& f, const std::string& t, const std::string& what) {
+    bool inexact = false;
+    uint64_t v;
+    try {
+      v = parse_input_operand(f, dp.ingest, t, &inexact);
+    } catch (const std::exception& e) {
+      throw InputError(what + ": " + e.what());
+    }
+    if (inexact) note(what, t, dp.ingest != Rounding::RNE ? to_string(dp.ingest) : "rne", f, v);
+    return v;
+  };
+  for (size_t i = 0; i < as.size(); ++i) {
+    r.a.push_back(ab(dp.a_fmt, as[i], "a" + std::to_string(i + 1)));
+    r.b.push_back(ab(dp.b_fmt, bs[i], "b" + std::to_string(i + 1)));
+  }
+  const Format& of = dp.out_fmt;
+  const Format& sf = of == kBinary64 ? kBinary64 : kBinary32;
+  const bool hex = c.size() > 2 && c[0] == '0' && (c[1] == 'x' || c[1] == 'X');
+  try {
+    if (hex && !(of == sf) && c.size() - 2 == static_cast<size_t>(of.width() / 4)) {
+      r.c = parse_operand(of, c);  // a pattern of the accumulator format itself (0x3c00)
+    } else if (hex) {
+      r.c = c_operand(dp, parse_operand(sf, c), sf.width(), "c");
+    } else {
+      bool inexact = false;
+      r.c = parse_operand(of, c, &inexact);
+      if (inexact) note("c", c, "rne", of, r.c);
+    }
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw InputError(std::string("c: ") + e.what());
+  }
   return r;
 }
 

@@ -19,6 +19,7 @@
 #include <functional>
 #include <sstream>
 
+#include "matcore/cli.hpp"
 #include "matcore/explain.hpp"
 #include "matcore/model.hpp"
 #include "matcore/presets.hpp"
@@ -163,6 +164,13 @@ INSTANTIATE_TEST_SUITE_P(Alterations, Explain, ::testing::ValuesIn(alterations()
                              if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
                            return s;
                          });
+
+/// The explain command as matcore runs it (CLI11 program with the one subcommand).
+int explain_main(int argc, char** argv) {
+  mc::cli::Program p("matcore", "test");
+  mc::add_explain_command(p);
+  return p.run(argc, argv);
+}
 
 TEST(ExplainVariations, CoverTheDocumentedParameters) {
   const std::vector<Variation> v = single_variations(find_preset("mi300x", "e4m3fnuz"));

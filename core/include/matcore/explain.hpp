@@ -21,6 +21,7 @@ struct ExplainSample {
   std::vector<uint64_t> a, b;    ///< a_fmt / b_fmt bit patterns
   uint64_t c = 0;                ///< out_fmt bit pattern (as mc::dot takes it)
   uint64_t observed = 0;         ///< stored width: binary32 (binary16 results widened) or binary64
+  bool has_observed = false;     ///< observed was given (a d file or --d)
 };
 
 /// A preset with one parameter changed.
@@ -54,13 +55,17 @@ Explanation explain_sample(const Datapath& dp, const std::vector<Variation>& var
 /// then "a:", "b:", "c:" lines). Throws std::invalid_argument on malformed input.
 std::vector<ExplainSample> parse_mismatch_list(const Datapath& dp, std::istream& in);
 
-/// Samples `idx` (0-based) of DIR/a.txt, b.txt, c.txt and, with need_d, DIR/d.txt (the
-/// observed d); without d.txt `observed` is 0.
+/// Samples `idx` (0-based) of DIR/a.txt, b.txt, c.txt and DIR/d.txt (the observed d; needed
+/// with need_d, else read when present). The files must hold the same number of samples and
+/// their headers must name the datapath's formats (InputError otherwise).
 std::vector<ExplainSample> load_dir_samples(const Datapath& dp, const std::string& dir,
                                             const std::vector<uint64_t>& idx, bool need_d);
 
-/// `matcore explain ...` (argv[1] == "explain"): 0 when some variation reproduces every sample,
-/// 1 when none does, 2 on bad input. Prints to stdout.
-int explain_main(int argc, char** argv);
+namespace cli {
+class Program;
+}
+/// Adds `explain` to a program (matcore, matcore-sc): its action returns 0 when some variation
+/// reproduces every sample, 1 when none does; bad input is exit status 2. Prints to stdout.
+void add_explain_command(cli::Program& p);
 
 }  // namespace mc

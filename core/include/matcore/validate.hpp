@@ -43,6 +43,7 @@ namespace mc {
 struct StreamMismatch {
   uint64_t index = 0;  ///< 0-based sample index (line = index + 1 when there is no header)
   uint64_t line = 0;   ///< 1-based line in the a file
+  uint64_t d_line = 0; ///< 1-based line in the d file
   uint64_t got = 0, want = 0;
   std::vector<uint64_t> a, b;
   uint64_t c = 0;

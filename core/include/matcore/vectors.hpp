@@ -40,12 +40,19 @@ struct AbForm {
 };
 AbForm ab_form(const Format& f, size_t first_value_digits);
 
+/// The longest line any reader takes (32 MiB) and the most values on an a/b line: beyond them
+/// a file is refused with an InputError instead of exhausting memory.
+constexpr size_t kMaxLineBytes = size_t{1} << 25;
+constexpr int kMaxK = 1 << 20;
+
 struct AbFile {
   int K = 0;
   int width = 32;                 ///< 32 or 64: bit width of the stored (widened) values
   int native_bits = 0;            ///< nonzero: the values are patterns of the input format itself
   std::vector<uint64_t> v;        ///< N*K values, sample-major
+  std::vector<uint64_t> lines;    ///< 1-based line number of each sample in the file
   size_t samples() const { return K ? v.size() / K : 0; }
+  uint64_t line_of(size_t sample) const { return sample < lines.size() ? lines[sample] : sample + 1; }
   int digits() const { return native_bits ? native_bits / 4 : width / 4; }
 };
 
@@ -59,7 +66,37 @@ AbFile read_ab_file(const std::string& path, int expect_k, const Format& f);
 uint64_t ab_operand(const Format& f, Rounding ingest, const AbFile& file, size_t i,
                     const std::string& where);
 /// Reads a c/d file: 32 binary digits or 8 hex digits per line (width 32), or 16 hex (64).
-std::vector<uint64_t> read_cd_file(const std::string& path, int width);
+/// lines: the 1-based line number of each value.
+std::vector<uint64_t> read_cd_file(const std::string& path, int width,
+                                   std::vector<uint64_t>* lines = nullptr);
+
+/// Checks the '#' header lines of a vector file against the datapath: a word "a=FORMAT" (for
+/// role "a"; "b=" for b) that names a format other than `f` is an InputError naming the file,
+/// the line and both formats (matcore sample and features --emit write such headers).
+void check_header(const std::string& path, const std::string& role, const Format& f);
+
+/// A c value as stored in a c file (binary32, or binary64) in the accumulator format of dp:
+/// exact, or an InputError (with `where`) when out_fmt (binary16) cannot hold it.
+uint64_t c_operand(const Datapath& dp, uint64_t stored, int width, const std::string& where);
+/// Fast path of c_operand: false when the value needs the general path.
+bool c_exact(const Datapath& dp, uint64_t stored, int width, uint64_t* out);
+
+/// At most `max` characters of s for an error message: other bytes than printable ASCII are
+/// escaped (\x00), and a cut text ends in "... (N characters)".
+std::string excerpt(const std::string& s, size_t max = 24);
+
+/// The operands of one dot product written on a command line: a and b lists "V,V,..." (see
+/// parse_input_operand) and c in the accumulator format (a hex pattern of out_fmt itself, e.g.
+/// 0x3c00 for binary16, or of the stored binary32/binary64 format, which must then be exact in
+/// out_fmt; or an exact value rounded to nearest even into out_fmt). Every value that had to be
+/// rounded adds a note, e.g. "a2 = 0.1 rounded (rne) to binary16: 0x2e66".
+struct TextOperands {
+  std::vector<uint64_t> a, b;
+  uint64_t c = 0;
+  std::vector<std::string> notes;
+};
+TextOperands parse_text_operands(const Datapath& dp, const std::string& a, const std::string& b,
+                                 const std::string& c);
 
 void write_ab_file(const std::string& path, const AbFile& f, const std::string& header = "");
 void write_cd_file(const std::string& path, const std::vector<uint64_t>& v, int width,

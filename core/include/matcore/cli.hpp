@@ -1,0 +1,67 @@
+// matcore: the command line of the programs (matcore, matcore-sc, explain), on CLI11.
+//
+// One Program holds the subcommands; each subcommand has its options (typed, range-checked),
+// a one-line description, an example shown by `--help`, and an action. Program::run parses,
+// runs the chosen action and maps every error to the exit-status contract of docs/cli.md:
+//   0  success          (--help on any subcommand prints its options and an example)
+//   1  mismatches       (validate; explain/features when nothing reproduces / parameters differ)
+//   2  bad input or usage: unknown options, stray words, missing or malformed values,
+//      conflicting options, malformed files (the message names file, line and field), failed
+//      writes (the message names the output and the reason), out of memory.
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "matcore/datapath.hpp"
+
+namespace mc {
+
+/// A command-line error (bad option value, conflicting options); exit status 2.
+struct UsageError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+namespace cli {
+
+/// The options that choose a datapath: --arch, --type, --out, --variant.
+struct DatapathArgs {
+  std::string arch, type, out, variant;
+  /// Adds the four options to `app`; --arch/--type are required unless `optional`.
+  void add(CLI::App* app, bool optional = false);
+  /// The preset they name (UsageError with the known names when there is none).
+  Datapath resolve() const;
+};
+
+/// An integer in [lo, hi] (decimal, nothing else on the line); UsageError naming `what`.
+long long to_int(const std::string& what, const std::string& s, long long lo, long long hi);
+/// Integer option check: "--k must be an integer in 1..1048576 (got 'abc')".
+CLI::Validator int_range(long long lo, long long hi);
+/// Refuses a value that is itself an option ("--a --b x": --a has no value).
+extern const CLI::Validator kNotAnOption;
+
+class Program {
+ public:
+  Program(const std::string& name, const std::string& description);
+  /// A subcommand; `example` is printed at the end of its --help.
+  CLI::App* command(const std::string& name, const std::string& description,
+                    const std::string& example, std::function<int()> action);
+  /// Adds a text option with kNotAnOption.
+  static CLI::Option* text(CLI::App* cmd, const std::string& name, std::string& var,
+                           const std::string& help);
+  CLI::App& app() { return app_; }
+  /// Parses argv (argv[0] is the program) and runs the chosen subcommand; returns the exit status.
+  int run(int argc, char** argv);
+
+ private:
+  std::string name_;
+  CLI::App app_;
+  std::map<const CLI::App*, std::function<int()>> actions_;
+};
+
+}  // namespace cli
+}  // namespace mc

@@ -1,0 +1,139 @@
+#include "matcore/cli.hpp"
+
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <new>
+
+#include "matcore/presets.hpp"
+#include "matcore/vectors.hpp"
+
+namespace mc {
+namespace cli {
+
+void DatapathArgs::add(CLI::App* app, bool optional) {
+  CLI::Option* a = Program::text(app, "--arch", arch, "architecture preset (matcore list archs)");
+  CLI::Option* t = Program::text(app, "--type", type, "input type TA or pair TA,TB (matcore list types)");
+  if (!optional) {
+    a->required();
+    t->required();
+  }
+  Program::text(app, "--out", out, "output / accumulator format: fp32 (default), fp16 (NVIDIA fp16/fp8 inputs), fp64");
+  Program::text(app, "--variant", variant, "NVIDIA instruction class where it matters: mma.sync, wgmma, tcgen05");
+}
+
+Datapath DatapathArgs::resolve() const {
+  try {
+    return find_preset(arch, type, out, variant);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+}
+
+namespace {
+bool parse_int(const std::string& s, long long lo, long long hi, long long& v) {
+  char* end = nullptr;
+  errno = 0;
+  v = std::strtoll(s.c_str(), &end, 10);
+  return !s.empty() && !std::isspace(static_cast<unsigned char>(s[0])) && !*end && errno != ERANGE &&
+         v >= lo && v <= hi;
+}
+std::string int_message(const std::string& s, long long lo, long long hi) {
+  return "must be an integer in " + std::to_string(lo) + ".." + std::to_string(hi) + " (got '" +
+         excerpt(s) + "')";
+}
+}  // namespace
+
+long long to_int(const std::string& what, const std::string& s, long long lo, long long hi) {
+  long long v;
+  if (!parse_int(s, lo, hi, v)) throw UsageError(what + ": " + int_message(s, lo, hi));
+  return v;
+}
+
+CLI::Validator int_range(long long lo, long long hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& s) -> std::string {
+        long long v;
+        return parse_int(s, lo, hi, v) ? std::string() : int_message(s, lo, hi);
+      },
+      "INT in " + std::to_string(lo) + ".." + std::to_string(hi));
+}
+
+const CLI::Validator kNotAnOption(
+    [](std::string& s) -> std::string {
+      if (s.size() > 2 && s[0] == '-' && s[1] == '-')
+        return "needs a value (got the option '" + excerpt(s) + "')";
+      return std::string();
+    },
+    "");
+
+Program::Program(const std::string& name, const std::string& description)
+    : name_(name), app_(description, name) {
+  app_.require_subcommand(1);
+  app_.fallthrough(false);
+}
+
+CLI::App* Program::command(const std::string& name, const std::string& description,
+                           const std::string& example, std::function<int()> action) {
+  CLI::App* c = app_.add_subcommand(name, description);
+  if (!example.empty()) c->footer("\nexample:\n" + example);
+  actions_[c] = std::move(action);
+  return c;
+}
+
+CLI::Option* Program::text(CLI::App* cmd, const std::string& name, std::string& var,
+                           const std::string& help) {
+  return cmd->add_option(name, var, help)->check(kNotAnOption);
+}
+
+int Program::run(int argc, char** argv) {
+  const CLI::App* chosen = nullptr;
+  auto sub_name = [&]() -> std::string {
+    const auto subs = app_.get_subcommands();
+    return subs.empty() ? std::string() : subs[0]->get_name();
+  };
+  try {
+    app_.parse(argc, argv);
+    const auto subs = app_.get_subcommands();
+    chosen = subs.empty() ? nullptr : subs[0];
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app_.help();
+    return 0;
+  } catch (const CLI::CallForAllHelp&) {
+    std::cout << app_.help("", CLI::AppFormatMode::All);
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    const std::string sub = sub_name();
+    if (argc < 2) {
+      std::cerr << app_.help();
+      return 2;
+    }
+    std::string msg = e.what();
+    if (sub.empty() && argv[1][0] != '-') {
+      msg = "unknown command '" + excerpt(argv[1]) + "' (commands:";
+      const CLI::App& all = app_;
+      for (const CLI::App* c : all.get_subcommands([](const CLI::App*) { return true; })) msg += " " + c->get_name();
+      msg += ")";
+    }
+    std::fprintf(stderr, "%s%s%s: %s\n(run '%s%s%s --help' for usage)\n", name_.c_str(),
+                 sub.empty() ? "" : " ", sub.c_str(), msg.c_str(), name_.c_str(), sub.empty() ? "" : " ",
+                 sub.c_str());
+    return 2;
+  }
+  const std::string prefix = name_ + " " + chosen->get_name();
+  try {
+    return actions_.at(chosen)();
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "%s: %s\n(run '%s --help' for usage)\n", prefix.c_str(), e.what(), prefix.c_str());
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "%s: error: out of memory\n", prefix.c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: error: %s\n", prefix.c_str(), e.what());
+  }
+  return 2;
+}
+
+}  // namespace cli
+}  // namespace mc

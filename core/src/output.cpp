@@ -1,0 +1,218 @@
+#include "matcore/output.hpp"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "matcore/vectors.hpp"
+
+namespace mc {
+
+namespace {
+
+// ---- removal of temporaries on SIGINT / SIGTERM / SIGHUP (async-signal-safe: fixed slots).
+constexpr int kSlots = 64;
+constexpr size_t kPathMax = 4096;
+char g_paths[kSlots][kPathMax];
+std::atomic<bool> g_used[kSlots];
+std::mutex g_mutex;
+bool g_installed = false;
+
+extern "C" void remove_temps_and_die(int sig) {
+  for (int i = 0; i < kSlots; ++i)
+    if (g_used[i].load()) ::unlink(g_paths[i]);
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+void install_handlers() {
+  if (g_installed) return;
+  g_installed = true;
+  // A file-size limit (ulimit -f, a quota) makes write() fail with EFBIG, reported as a failed
+  // write, instead of killing the process with SIGXFSZ.
+  ::signal(SIGXFSZ, SIG_IGN);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction old;
+    if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;  // nohup
+    struct sigaction sa;
+    std::memset(&sa, 0, sizeof sa);
+    sa.sa_handler = remove_temps_and_die;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(sig, &sa, nullptr);
+  }
+}
+
+std::string dir_of(const std::string& p) {
+  const size_t s = p.rfind('/');
+  if (s == std::string::npos) return ".";
+  return s == 0 ? "/" : p.substr(0, s);
+}
+std::string base_of(const std::string& p) {
+  const size_t s = p.rfind('/');
+  return s == std::string::npos ? p : p.substr(s + 1);
+}
+
+std::string reason(int err) { return std::strerror(err); }
+
+struct SignalsHeld {
+  sigset_t old;
+  SignalsHeld() {
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, SIGINT);
+    sigaddset(&s, SIGTERM);
+    sigaddset(&s, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &s, &old);
+  }
+  ~SignalsHeld() { pthread_sigmask(SIG_SETMASK, &old, nullptr); }
+};
+
+}  // namespace
+
+int register_temp(const std::string& path) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  install_handlers();
+  if (path.size() >= kPathMax) return -1;
+  for (int i = 0; i < kSlots; ++i) {
+    if (g_used[i].load()) continue;
+    std::memcpy(g_paths[i], path.c_str(), path.size() + 1);
+    g_used[i].store(true);
+    return i;
+  }
+  return -1;  // more than 64 open outputs: not removed on a signal (never the case in matcore)
+}
+
+void unregister_temp(int slot) {
+  if (slot < 0) return;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_used[slot].store(false);
+}
+
+OutputFile::OutputFile(const std::string& target) : target_(target) {
+  if (target.empty()) throw InputError("output: empty file name");
+  struct stat st;
+  if (::stat(target.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) throw InputError(target + ": is a directory (a file name is expected)");
+    copy_ = !S_ISREG(st.st_mode);
+  }
+  std::string tmpl;
+  if (copy_) {
+    const char* t = std::getenv("TMPDIR");
+    tmpl = std::string(t && *t ? t : "/tmp") + "/.matcore-out.tmp-XXXXXX";
+  } else {
+    tmpl = dir_of(target) + "/." + base_of(target) + ".tmp-XXXXXX";
+  }
+  std::vector<char> buf(tmpl.begin(), tmpl.end());
+  buf.push_back('\0');
+  {
+    SignalsHeld hold;  // no window in which the temporary exists unregistered
+    fd_ = ::mkstemp(buf.data());
+    if (fd_ < 0) {
+      const int e = errno;
+      throw InputError(target + ": cannot create the output (" + reason(e) + ")");
+    }
+    temp_ = buf.data();
+    slot_ = register_temp(temp_);
+  }
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::fchmod(fd_, 0666 & ~mask);
+}
+
+OutputFile::~OutputFile() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!temp_.empty()) ::unlink(temp_.c_str());
+  unregister_temp(slot_);
+}
+
+void OutputFile::fail(const std::string& why, int err) {
+  throw InputError(target_ + ": " + why + " (" + reason(err) + ")");
+}
+
+void OutputFile::write(const void* p, size_t n) {
+  const char* q = static_cast<const char*>(p);
+  while (n) {
+    const ssize_t w = ::write(fd_, q, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) fail("write failed", w < 0 ? errno : ENOSPC);
+    q += w;
+    n -= static_cast<size_t>(w);
+  }
+}
+
+void OutputFile::pwrite(const void* p, size_t n, uint64_t off) {
+  const char* q = static_cast<const char*>(p);
+  while (n) {
+    const ssize_t w = ::pwrite(fd_, q, n, static_cast<off_t>(off));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) fail("write failed", w < 0 ? errno : ENOSPC);
+    q += w;
+    n -= static_cast<size_t>(w);
+    off += static_cast<uint64_t>(w);
+  }
+}
+
+void OutputFile::commit() {
+  if (fd_ < 0) return;
+  if (copy_) {
+    // A device or pipe: copy the finished temporary into it, checking every write.
+    if (::lseek(fd_, 0, SEEK_SET) != 0) fail("cannot read back the temporary output", errno);
+    const int out = ::open(target_.c_str(), O_WRONLY | O_TRUNC);
+    if (out < 0) fail("cannot open for writing", errno);
+    char buf[1 << 16];
+    for (;;) {
+      const ssize_t r = ::read(fd_, buf, sizeof buf);
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) { const int e = errno; ::close(out); fail("cannot read back the temporary output", e); }
+      if (r == 0) break;
+      for (ssize_t at = 0; at < r;) {
+        const ssize_t w = ::write(out, buf + at, static_cast<size_t>(r - at));
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) { const int e = w < 0 ? errno : ENOSPC; ::close(out); fail("write failed", e); }
+        at += w;
+      }
+    }
+    if (::close(out) != 0) fail("write failed", errno);
+    ::close(fd_);
+    fd_ = -1;
+    return;  // the destructor removes the temporary
+  }
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) fail("write failed", errno);
+  if (::rename(temp_.c_str(), target_.c_str()) != 0) fail("cannot put the output in place", errno);
+  temp_.clear();
+  unregister_temp(slot_);
+  slot_ = -1;
+}
+
+void commit_all(const std::vector<OutputFile*>& outs) {
+  SignalsHeld hold;
+  for (OutputFile* o : outs) o->commit();
+}
+
+void check_not_input(const std::string& output, const std::string& what,
+                     const std::vector<std::string>& inputs) {
+  struct stat so;
+  const bool exists = ::stat(output.c_str(), &so) == 0;
+  for (const std::string& in : inputs) {
+    if (in.empty()) continue;
+    struct stat si;
+    bool same = in == output;
+    if (!same && exists && ::stat(in.c_str(), &si) == 0)
+      same = S_ISREG(so.st_mode) && si.st_dev == so.st_dev && si.st_ino == so.st_ino;
+    if (same)
+      throw InputError(what + " " + output + ": is also an input (" + in +
+                       "); write the output to another file");
+  }
+}
+
+}  // namespace mc
