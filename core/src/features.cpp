@@ -1323,7 +1323,7 @@ Datapath canonical_features(const Datapath& in, int K) {
   d.nan_propagate = d.nan_keep_sign ? (in.nan_propagate & ~sb) : in.nan_propagate;
   // Inf - Inf needs an infinity among the terms: an Inf input, an overflowing product, or a sum
   // rounded to Inf on overflow that meets another term (c added after all groups; the pairs of a
-  // pairwise tree).
+  // pairwise tree, which meet each other and c = Inf: one overflowing sign is enough there).
   const bool group_inf = in.out_round != Rounding::RTZ || in.overflow_to_inf;
   const bool sums_overflow = g.pmax + 2 + 6 > O.emax() + 1;
   const bool both_inf = in.out_round == Rounding::RNE || in.out_round == Rounding::RNA ||
@@ -1331,7 +1331,8 @@ Datapath canonical_features(const Datapath& in, int K) {
   const bool inv = g.A.has_inf() || g.B.has_inf() || X != kNone ||
                    (d.prod_round_out && g.pmax + 2 > O.emax() + 1) ||
                    (in.c_final_add && group_inf && sums_overflow) ||
-                   (ad == AdderKind::Pairwise && both_inf && sums_overflow);
+                   (ad == AdderKind::Pairwise && sums_overflow &&
+                    (both_inf || (group_inf && O.has_inf())));
   d.nan_invalid = inv ? in.nan_invalid : 0;
   return d;
 }

@@ -14,7 +14,9 @@ constexpr int kMaxGroup = 64;
 std::string hexu(uint64_t v) { return "0x" + to_hex(v); }
 
 /// Pairwise tree (CDNA2): fl(fl(p1+p2)+fl(p3+p4)) ..., then fl(c + tree). Each fl is an exact
-/// two-term sum rounded to out_fmt with the datapath's rounding and FTZ.
+/// two-term sum rounded to out_fmt with the datapath's rounding and FTZ. Infinite terms (inputs,
+/// overflowed products, c) reach the tree: each fl() resolves the specials of its two terms, so
+/// a pair rounded to Inf on overflow meets the other terms like an Inf input (Inf - Inf = NaN).
 uint64_t pairwise(const Datapath& dp, Product* p, int n, const Product& c, Trace* tr) {
   const RoundOpts o = out_opts(dp);
   Product level[kMaxGroup];
@@ -182,9 +184,10 @@ uint64_t dot_group(const Datapath& dp, const uint64_t* a, const uint64_t* b, int
   all[n] = addend(decode_operand(dp.out_fmt, c, dp.sub_in));
   const Product& cp = all[n];
   if (tr) tr->add("cadd.c", describe(dp.out_fmt, c));
+  // An infinity among the terms of a pairwise tree is left to the tree (special_at_inputs).
   const SpecialKind sk = resolve_specials(all, n + 1);
   uint64_t r;
-  if (sk != SpecialKind::None) {
+  if (special_at_inputs(dp, sk)) {
     r = special_bits(dp, sk);
     if (sk == SpecialKind::NaNIn && dp.nan_keep_sign) r = nan_with_sign(dp, r, p, n, cp);
     if (tr) tr->add("specials.kind", sk == SpecialKind::NaNIn ? "nan_in" : sk == SpecialKind::Invalid ? "invalid" : "inf");

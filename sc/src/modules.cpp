@@ -25,6 +25,8 @@ void Specials::tick() {
     std::copy(x.p.begin(), x.p.begin() + x.m, all);
     all[x.m] = x.c;
     c.special = resolve_specials(all, x.m + 1);
+    // an infinity of a pairwise tree is resolved by the tree's levels (PairLevel, PairCAdd)
+    if (!special_at_inputs(dp_, c.special)) c.special = SpecialKind::None;
     c.sbits = 0;
     if (c.special != SpecialKind::None) {
       c.sbits = special_bits(dp_, c.special);

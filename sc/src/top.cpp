@@ -634,6 +634,8 @@ void DatapathTop::describe(std::ostream& os, const View& v, const Ctl& c) {
       const int p = dp_.out_prec >= 0 ? dp_.out_prec : of.mbits;
       if (c.special != SpecialKind::None) {
         os << ind << "special: " << special_name(c.special) << "\n";
+      } else if (in && in->mode == AccMode::Bits) {
+        os << ind << "special from the tree (c + tree)\n";
       } else if (in) {
         bool neg = false;
         u128 mag = 0;

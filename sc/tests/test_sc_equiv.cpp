@@ -4,6 +4,8 @@
 //     the normal and the subnormal exponent ranges, and independent bits), written by
 //     mc::write_samples and read back like hardware files;
 //   * Specials: independent-bit samples with zeros, infinities, NaNs and extreme values injected.
+//   * IntermediateOverflow: the fixed samples of tb/overflow_cases.hpp (a sum rounded to Inf
+//     meeting the other infinity), checked against their hand-derived bits and mc::dot.
 // Sample counts: see kBig below and docs/systemc.md; MATCORE_SC_SAMPLES=N overrides them all.
 #include <gtest/gtest.h>
 
@@ -18,6 +20,7 @@
 #include "matcore/sample.hpp"
 #include "matcore/table.hpp"
 #include "matcore/vectors.hpp"
+#include "overflow_cases.hpp"
 #include "sc_bench.hpp"
 
 using namespace mc;
@@ -182,6 +185,29 @@ TEST_P(Specials, SystemCEqualsFastModel) {
 
 INSTANTIATE_TEST_SUITE_P(Injected, Specials, ::testing::ValuesIn(all_keys()),
                          [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
+
+// ------------------------------------------------------------ overflow inside the datapath
+TEST(IntermediateOverflow, SystemCGivesTheHandDerivedBits) {
+  size_t ran = 0;
+  for (const ovf::Case& k : ovf::cases()) {
+    const Datapath want = find_preset(k.arch, k.type, k.out, k.variant);
+    for (const PresetRef& p : scb::sc_presets()) {
+      if (p.dp.name() != want.name() || p.dp.variant != want.variant || !(p.dp.out_fmt == want.out_fmt)) continue;
+      mcsc::DatapathTop& top = scb::top_for(p.key);
+      Sample s{ovf::operands(want.a_fmt, k.a, k.reps), ovf::operands(want.b_fmt, k.b, k.reps),
+               parse_operand(want.out_fmt, k.c)};
+      std::string first;
+      EXPECT_EQ(scb::compare_with_dot(top, {s}, &first), 0u) << ovf::label(k) << "\n" << first;
+      top.push(mcsc::Job{0, s.a, s.b, s.c});
+      top.run();
+      const std::vector<mcsc::Done> done = top.take();
+      ASSERT_EQ(done.size(), 1u) << ovf::label(k);
+      EXPECT_EQ(to_hex_bits(want.out_fmt, done[0].d), to_hex_bits(want.out_fmt, k.d)) << ovf::label(k);
+      ++ran;
+    }
+  }
+  EXPECT_EQ(ran, ovf::cases().size());  // every case found its top
+}
 
 // ---------------------------------------------------------------------- pipeline timing
 TEST(Pipeline, ChainedGroupsWaitForTheirC) {

@@ -79,6 +79,13 @@ uint64_t nan_with_sign(const Datapath& dp, uint64_t r, const Product* products, 
                        const Product& c);
 /// and the sign of an exact zero sum: -0 only when every addend is a -0 (or in RD mode).
 inline bool zero_sum_sign(const Datapath& dp, const Product* terms, int n);
+/// Whether the special value resolved over the inputs and products (k) decides d before the
+/// adder. A NaN input or an invalid term (Inf * 0, +Inf and -Inf together) always does: no later
+/// sum changes a NaN. An infinity does only where nothing is rounded before the last rounding.
+/// The pairwise tree rounds every pair: a pair that overflows to the opposite infinity turns
+/// Inf into Inf - Inf = NaN, so there the infinities are ordinary terms of each fl() and the
+/// tree's levels resolve them (docs/decisions.md, "Overflow inside the pairwise tree").
+inline bool special_at_inputs(const Datapath& dp, SpecialKind k);
 
 // ---------------------------------------------------------------------------------------------
 // Fixed-point value with explicit binary point: value = v * 2^(exp - frac).
@@ -245,6 +252,12 @@ inline bool zero_sum_sign(const Datapath& dp, const Product* t, int n) {
   }
   if (all_zero) return all_neg;
   return dp.out_round == Rounding::RD;
+}
+
+inline bool special_at_inputs(const Datapath& dp, SpecialKind k) {
+  if (k == SpecialKind::None) return false;
+  if (k == SpecialKind::NaNIn || k == SpecialKind::Invalid) return true;
+  return dp.adder != AdderKind::Pairwise;
 }
 
 inline int align_exponent(const Product* t, int n, int emin_lim, int first, int stride) {

@@ -62,7 +62,8 @@ struct CtlReg : sc_core::sc_module {
 };
 
 /// Specials detector: the control register of stage 2. resolve_specials over the products and
-/// c, the datapath's special result bits and the sign of an exact zero.
+/// c, the datapath's special result bits and the sign of an exact zero. An infinity that the
+/// pairwise tree must resolve itself (special_at_inputs) is not decided here.
 struct Specials : sc_core::sc_module {
   sc_core::sc_in<bool> clk{"clk"};
   sc_core::sc_in<Ctl> in{"in"};
