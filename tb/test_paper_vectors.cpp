@@ -115,14 +115,18 @@ TEST(PaperVectorTables, BadTableLinesNameFileLineAndField) {
 }
 
 namespace {
-/// Writes `text` as a table and returns read_table's InputError message ("" when it reads).
-std::string table_error(const std::string& text) {
-  const std::string p = ::testing::TempDir() + "/strict.pvt";
+/// Writes `text` to the temporary file `name`; returns its path.
+std::string write_table(const std::string& name, const std::string& text) {
+  const std::string p = ::testing::TempDir() + "/" + name;
   FILE* f = std::fopen(p.c_str(), "w");
   std::fputs(text.c_str(), f);
   std::fclose(f);
+  return p;
+}
+/// Writes `text` as a table and returns read_table's InputError message ("" when it reads).
+std::string table_error(const std::string& text) {
   try {
-    read_table(p);
+    read_table(write_table("strict.pvt", text));
   } catch (const InputError& e) {
     return e.what();
   }
@@ -163,11 +167,8 @@ TEST(PaperVectorTables, ContextAndHexResultsAreInputErrors) {
   EXPECT_NE(m.find("strict.pvt:1: context: unknown architecture 'nosuch'"), std::string::npos) << m;
   EXPECT_NE(table_error("@ cdna1 e4m3fnuz\nc=1 => d=1\n").find("strict.pvt:1: context: "),
             std::string::npos);
-  const std::string p = ::testing::TempDir() + "/hex.pvt";
-  FILE* f = std::fopen(p.c_str(), "w");
-  std::fputs("@ mi300x fp16\nc=1 => d=0x3f800000\nc=nan => d=0x7fc00000\nc=1 => d=0x40000000\n", f);
-  std::fclose(f);
-  const auto cases = read_table(p);
+  const auto cases = read_table(write_table(
+      "hex.pvt", "@ mi300x fp16\nc=1 => d=0x3f800000\nc=nan => d=0x7fc00000\nc=1 => d=0x40000000\n"));
   ASSERT_EQ(cases.size(), 3u);
   EXPECT_TRUE(run_case(cases[0]).at(0).pass);
   EXPECT_TRUE(run_case(cases[1]).at(0).pass);  // a NaN pattern matches any NaN of its sign
