@@ -1,11 +1,14 @@
 # Thin wrapper over CMake. The two commands of the README:
 #   make run    install missing packages, build, reproduce every hardware and paper result
 #   make test   install missing packages, build, run the whole test suite (ctest)
+# and two reliability checks (docs/fuzzing.md), each in a build folder of its own:
+#   make fuzz      clang-15 libFuzzer targets of fuzz/ (ASan+UBSan), FUZZ_SECONDS per target
+#   make sanitize  g++ ASan+UBSan build of the core, the CLI and the core tests; runs ctest
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 SHARED ?= $(abspath $(CURDIR)/../shared)
 
-.PHONY: all deps build run test bench clean
+.PHONY: all deps build run test bench clean fuzz sanitize
 
 all: build
 
@@ -26,6 +29,25 @@ test: build
 
 bench: build
 	./bench/run.sh $(BUILD)
+
+# libFuzzer targets (fuzz/, scripts/fuzz.sh): build-fuzz/, crash artifacts in build-fuzz/artifacts/;
+# fails on any crash.
+FUZZ_SECONDS ?= 30
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_BUILD=build-fuzz JOBS=$(JOBS) ./scripts/fuzz.sh
+
+# ASan + UBSan (any UB aborts) Debug build of the core library, the CLI and the core tests
+# (sc/ and hip_ref/ skipped), then ctest. About 8 min on 2 cores.
+SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+# Tests too slow under ASan for that budget (each is also run by `make test`); none yet.
+SAN_EXCLUDE ?= ^$$
+sanitize: deps
+	CC=gcc CXX=g++ cmake -S . -B build-san -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+	  -DCMAKE_CXX_FLAGS="$(SAN_FLAGS)" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
+	  -DMATCORE_LTO=OFF -DMATCORE_CORE_ONLY=ON -DMATCORE_SHARED_DIR=$(SHARED)
+	cmake --build build-san -j $(JOBS)
+	cd build-san && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest -j $(JOBS) --output-on-failure -E '$(SAN_EXCLUDE)'
 
 clean:
 	rm -rf $(BUILD)

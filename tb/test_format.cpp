@@ -98,6 +98,23 @@ TEST(Format, ExactExpressions) {
   EXPECT_THROW(parse_operand(kBinary16, ""), std::invalid_argument);
 }
 
+// Regression of fuzz_exact (fuzz/regressions/fuzz_exact/): deeply nested parentheses recursed
+// once per level and overflowed the stack; the nesting is now limited to 100 levels.
+TEST(Format, ExactNestingIsLimited) {
+  auto nested = [](int n) { return std::string(n, '(') + "1+2^-3" + std::string(n, ')'); };
+  EXPECT_EQ(px(kBinary32, nested(100).c_str()), f2u(1.125f));
+  for (int n : {101, 30000}) {
+    try {
+      parse_exact(nested(n));
+      FAIL() << n << " levels accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("parentheses nested deeper than 100 levels"),
+                std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(px(kBinary32, ("-" + nested(100) + "+(2^-1)").c_str()), f2u(-0.625f));
+}
+
 TEST(Format, DecimalRoundingMatchesHostStrtof) {
   // Decimal strings are rounded exactly (no double rounding); glibc's strtof is correctly
   // rounded too, so the two must agree on every case, including near-ties.

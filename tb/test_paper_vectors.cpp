@@ -4,11 +4,13 @@
 // listed in kKnownPaperDiscrepancies (docs/decisions.md explains each), which must fail.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <map>
 #include <set>
 #include <string>
 
 #include "matcore/table.hpp"
+#include "matcore/vectors.hpp"
 
 using namespace mc;
 
@@ -110,4 +112,65 @@ TEST(PaperVectorTables, BadTableLinesNameFileLineAndField) {
   std::fclose(f);
   const auto cases = read_table(p);
   EXPECT_THROW(run_case(cases[0]), std::exception);  // not a product of two fp16 values
+}
+
+namespace {
+/// Writes `text` to the temporary file `name`; returns its path.
+std::string write_table(const std::string& name, const std::string& text) {
+  const std::string p = ::testing::TempDir() + "/" + name;
+  FILE* f = std::fopen(p.c_str(), "w");
+  std::fputs(text.c_str(), f);
+  std::fclose(f);
+  return p;
+}
+/// Writes `text` as a table and returns read_table's InputError message ("" when it reads).
+std::string table_error(const std::string& text) {
+  try {
+    read_table(write_table("strict.pvt", text));
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+// Regressions of fuzz_table (fuzz/regressions/fuzz_table/): the integers of a table were read
+// with atoi (k=abc silently became the default k, k=4294967295 became -1 and run_case aborted
+// allocating 2^64 operands); every one is now strict.
+TEST(PaperVectorTables, IntegersAreStrict) {
+  auto has = [](const std::string& msg, const std::string& part) {
+    return msg.find(part) != std::string::npos;
+  };
+  std::string m = table_error("@ cdna3 fp16 k=abc\nc=1 => d=1\n");
+  EXPECT_TRUE(has(m, "strict.pvt:1: k: 'abc' is not a number (an integer in [1, 65536] expected)")) << m;
+  m = table_error("@ cdna3 fp16 k=4294967295\nc=1 => d=1\n");
+  EXPECT_TRUE(has(m, "strict.pvt:1: k: '4294967295' is out of range (an integer in [1, 65536] expected)")) << m;
+  m = table_error("@ cdna3 fp16 k=99999999999\nc=1 => d=1\n");
+  EXPECT_TRUE(has(m, "strict.pvt:1: k: '99999999999' is out of range")) << m;
+  EXPECT_TRUE(has(table_error("@ cdna3 fp16 k=0\nc=1 => d=1\n"), "k: '0' is out of range"));
+  EXPECT_TRUE(has(table_error("@ cdna3 fp16 k=16x\nc=1 => d=1\n"), "k: '16x' is not a number"));
+  EXPECT_TRUE(has(table_error("@ cdna3 fp16 k=-4\nc=1 => d=1\n"), "k: '-4' is not a number"));
+  EXPECT_TRUE(has(table_error("@ cdna3 fp16 k=\nc=1 => d=1\n"), "k: '' is not a number"));
+  EXPECT_EQ(table_error("@ cdna3 fp16 k=65536\nc=1 => d=1\n"), "");
+  m = table_error("@ cdna3 fp16\na1x=1 b1=1 => d=1\n");
+  EXPECT_TRUE(has(m, "strict.pvt:2: a1x: '1x' is not a number (an integer in [1, 64] expected)")) << m;
+  m = table_error("@ cdna3 fp16\nc=1 b65=1 => d=1\n");
+  EXPECT_TRUE(has(m, "strict.pvt:2: b65: '65' is out of range (an integer in [1, 64] expected)")) << m;
+  EXPECT_TRUE(has(table_error("@ cdna3 fp16\np=1 => d=1\n"), "strict.pvt:2: p: '' is not a number"));
+  EXPECT_TRUE(has(table_error("@ cdna3 fp16\na+1=1 => d=1\n"), "a+1: '+1' is not a number"));
+}
+
+// Regressions of fuzz_table: an unknown preset or type escaped run_case as std::invalid_argument
+// (now an InputError of the '@' line), and a hex d made run_case's NaN check throw.
+TEST(PaperVectorTables, ContextAndHexResultsAreInputErrors) {
+  const std::string m = table_error("@ nosuch fp16\nc=1 => d=1\n");
+  EXPECT_NE(m.find("strict.pvt:1: context: unknown architecture 'nosuch'"), std::string::npos) << m;
+  EXPECT_NE(table_error("@ cdna1 e4m3fnuz\nc=1 => d=1\n").find("strict.pvt:1: context: "),
+            std::string::npos);
+  const auto cases = read_table(write_table(
+      "hex.pvt", "@ mi300x fp16\nc=1 => d=0x3f800000\nc=nan => d=0x7fc00000\nc=1 => d=0x40000000\n"));
+  ASSERT_EQ(cases.size(), 3u);
+  EXPECT_TRUE(run_case(cases[0]).at(0).pass);
+  EXPECT_TRUE(run_case(cases[1]).at(0).pass);  // a NaN pattern matches any NaN of its sign
+  EXPECT_FALSE(run_case(cases[2]).at(0).pass);
 }

@@ -80,9 +80,13 @@ namespace {
 
 struct Term { bool neg; BigUint num; int e2; int d10; };
 
+/// Deepest nesting of '(' ... ')' parse_exact accepts (each level is a recursion of expr).
+constexpr int kMaxNesting = 100;
+
 struct Parser {
   const std::string& s;
   size_t i = 0;
+  int depth = 0;  ///< open parentheses around the current position
   [[noreturn]] void fail(const std::string& why) const {
     throw std::invalid_argument("cannot parse '" + s + "' at position " + std::to_string(i) +
                                 ": " + why);
@@ -135,7 +139,10 @@ struct Parser {
       ws();
       const bool sign = neg != neg_all;
       if (eat('(')) {
+        if (++depth > kMaxNesting)
+          fail("parentheses nested deeper than " + std::to_string(kMaxNesting) + " levels");
         expr(out, sign);
+        --depth;
         if (!eat(')')) fail("')' expected");
         continue;
       }

@@ -26,6 +26,22 @@ namespace {
   throw InputError(file + ":" + std::to_string(line) + ": " + field + ": " + why);
 }
 
+/// A table integer: decimal digits only (no sign, no blanks, no trailing characters), within
+/// [lo, hi]; anything else is an InputError naming file:line:field.
+int strict_int(const std::string& text, int lo, int hi, const std::string& file, int line,
+               const std::string& field) {
+  const std::string range = " (an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "] expected)";
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+    fail(file, line, field, "'" + text + "' is not a number" + range);
+  long long v = 0;
+  for (char ch : text) {
+    v = v * 10 + (ch - '0');
+    if (v > hi) fail(file, line, field, "'" + text + "' is out of range" + range);
+  }
+  if (v < lo) fail(file, line, field, "'" + text + "' is out of range" + range);
+  return static_cast<int>(v);
+}
+
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> r;
   std::string cur;
@@ -151,8 +167,16 @@ std::vector<TableCase> read_table(const std::string& path) {
       k = 0;
       std::string kw;
       while (ss >> kw) {
-        if (kw.rfind("k=", 0) == 0) k = std::atoi(kw.c_str() + 2);
+        if (kw.rfind("k=", 0) == 0) k = strict_int(kw.substr(2), 1, 65536, path, ln, "k");
         else fail(path, ln, "context", "unknown word '" + kw + "'");
+      }
+      // every preset must have the type (run_case looks them up)
+      for (const std::string& a : presets) {
+        try {
+          find_preset(a, type);
+        } catch (const std::invalid_argument& e) {
+          fail(path, ln, "context", e.what());
+        }
       }
       continue;
     }
@@ -180,9 +204,9 @@ std::vector<TableCase> read_table(const std::string& path) {
       const std::string name = w.substr(0, eq), val = w.substr(eq + 1);
       if (name == "c") { tc.c = val; continue; }
       const char kind = name[0];
-      const int idx = std::atoi(name.c_str() + 1);
-      if ((kind != 'a' && kind != 'b' && kind != 'p') || idx < 1 || idx > 64)
+      if (kind != 'a' && kind != 'b' && kind != 'p')
         fail(path, ln, name, "unknown operand (c, a<i>, b<i> or p<i> with 1 <= i <= 64)");
+      const int idx = strict_int(name.substr(1), 1, 64, path, ln, name);
       (kind == 'a' ? tc.a : kind == 'b' ? tc.b : tc.p).emplace_back(idx, val);
     }
     out.push_back(tc);
@@ -248,11 +272,11 @@ std::vector<CaseResult> run_case(const TableCase& tc, bool trace_on_fail) {
     build_operands(tc, dp, a, b, c);
     r.got = dot(dp, a.data(), b.data(), static_cast<int>(a.size()), c);
     const std::string where = tc.file + ":" + std::to_string(tc.line) + ": d";
-    const ExactValue dv = parse_exact(tc.d);
-    r.want = value_in(dp.out_fmt, tc.d, where);
-    if (dv.nan) {
+    r.want = value_in(dp.out_fmt, tc.d, where);  // "nan", "-nan" or a hex NaN pattern
+    const Unpacked want = decode(dp.out_fmt, r.want);
+    if (want.cls == Class::NaN) {
       const Unpacked u = decode(dp.out_fmt, r.got);
-      r.pass = u.cls == Class::NaN && u.sign == dv.neg;
+      r.pass = u.cls == Class::NaN && u.sign == want.sign;
     } else {
       r.pass = r.got == r.want;
     }

@@ -6,7 +6,8 @@
 //           term := number ['*' pow] | pow | 'S(' int ',' int ')' | '(' expr ')'
 //           pow  := '2^' ['-'] int           number := digits ['.' digits]
 //           S(a,b) = sum_{l=a}^{b} 2^-l    (the paper's notation)
-// plus the whole-string keywords inf, -inf, nan, -nan, max, -max.
+// plus the whole-string keywords inf, -inf, nan, -nan, max, -max. Parentheses nest at most
+// 100 deep (deeper: std::invalid_argument).
 #pragma once
 #include <cstdint>
 #include <string>

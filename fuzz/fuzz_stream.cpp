@@ -1,0 +1,63 @@
+// fuzz_stream: the streaming validation engines, stream_files (core/include/matcore/validate.hpp):
+// the mapped grid engine and the general engine it falls back to.
+//   byte 0: the preset (index into a table of every (architecture, type) of all_presets())
+//   byte 1: bit 0: threads 1 / 2; bit 1: write the model's d to an output file; bit 2: zero_c;
+//           bit 3: no d file (nothing compared); bits 4-7: keep (0..15)
+//   byte 2: expect_k = byte % 65 (0: any; capped at 64, see docs/fuzzing.md)
+//   rest  : the a, b, c and d files, separated by '|' (missing parts are empty files)
+// mc::InputError is the expected error path; any other exception, crash or hang is a bug.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fuzz_common.hpp"
+#include "matcore/presets.hpp"
+#include "matcore/validate.hpp"
+#include "matcore/vectors.hpp"
+
+namespace {
+
+std::vector<std::pair<std::string, std::string>> preset_table() {
+  std::vector<std::pair<std::string, std::string>> t;
+  for (const mc::Datapath& d : mc::all_presets()) {
+    const std::pair<std::string, std::string> e{d.arch, d.type};
+    bool seen = false;
+    for (const auto& x : t) seen |= x == e;
+    if (!seen) t.push_back(e);
+  }
+  return t;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static const mc_fuzz::TempFile fa("a"), fb("b"), fc("c"), fd("d"), fo("out");
+  static const auto table = preset_table();
+  mc_fuzz::Input in{data, size};
+  const auto& pt = table[in.byte() % table.size()];
+  const mc::Datapath dp = mc::find_preset(pt.first, pt.second);
+  const uint8_t flags = in.byte();
+  const unsigned threads = (flags & 1) ? 2 : 1;
+  const bool want_out = flags & 2, zero_c = flags & 4, no_d = flags & 8;
+  const size_t keep = flags >> 4;
+  const int expect_k = in.byte() % 65;
+  const std::string rest = in.rest();
+  std::string part[4];
+  for (size_t i = 0, k = 0; i < rest.size(); ++i) {
+    if (rest[i] == '|' && k < 3) ++k;
+    else part[k] += rest[i];
+  }
+  fa.write(part[0]);
+  fb.write(part[1]);
+  fc.write(part[2]);
+  fd.write(part[3]);
+  try {
+    const mc::StreamResult r =
+        mc::stream_files(dp, fa.path, fb.path, fc.path, no_d ? "" : fd.path,
+                         want_out ? fo.path : "", expect_k, zero_c, threads, keep, false);
+    if (r.first.size() > keep || r.mismatches > r.n) __builtin_trap();
+    if (no_d && r.mismatches) __builtin_trap();
+  } catch (const mc::InputError&) {
+  }
+  return 0;
+}
