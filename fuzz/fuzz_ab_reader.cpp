@@ -1,7 +1,7 @@
 // fuzz_ab_reader: read_ab_file / ab_operand / read_cd_file (core/include/matcore/vectors.hpp)
 // on arbitrary file contents.
 //   byte 0: the input format (index into format_names()) and, bit 7, the c/d width (32 / 64)
-//   byte 1: expect_k = byte % 66 - 1 ... capped to [0, 64] (0: any K)
+//   byte 1: expect_k (mc_fuzz::expect_k: 0 = any K, 1..64, or 2^16 / 2^20 for the bytes 254 / 255)
 //   rest  : the file
 // mc::InputError is the expected error path; any other exception, crash or hang is a bug.
 #include <string>
@@ -18,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const uint8_t b0 = in.byte();
   const mc::Format& fmt = mc::format_by_name(names[(b0 & 0x7f) % names.size()]);
   const int cd_width = (b0 & 0x80) ? 64 : 32;
-  const int expect_k = in.byte() % 65;  // 0..64
+  const int expect_k = mc_fuzz::expect_k(in.byte());
   file.write(in.p, in.n);
   try {
     const mc::AbFile ab = mc::read_ab_file(file.path, expect_k, fmt);

@@ -31,6 +31,10 @@ struct TempFile {
   }
 };
 
+/// The K a harness asks for: 0 (any) to 64, or far more than any fuzz input holds (2^16 for the
+/// byte 254, 2^20 for 255): memory must follow the file, never --k.
+inline int expect_k(uint8_t b) { return b == 255 ? (1 << 20) : b == 254 ? (1 << 16) : b % 65; }
+
 /// Reads bytes off the front of the fuzz input (0 when it is used up).
 struct Input {
   const uint8_t* p;

@@ -3,7 +3,7 @@
 //   byte 0: the preset (index into a table of every (architecture, type) of all_presets())
 //   byte 1: bit 0: threads 1 / 2; bit 1: write the model's d to an output file; bit 2: zero_c;
 //           bit 3: no d file (nothing compared); bits 4-7: keep (0..15)
-//   byte 2: expect_k = byte % 65 (0: any; capped at 64, see docs/fuzzing.md)
+//   byte 2: expect_k (mc_fuzz::expect_k: 0..64, or 2^16 / 2^20 for the bytes 254 / 255)
 //   rest  : the a, b, c and d files, separated by '|' (missing parts are empty files)
 // mc::InputError is the expected error path; any other exception, crash or hang is a bug.
 #include <string>
@@ -40,7 +40,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const unsigned threads = (flags & 1) ? 2 : 1;
   const bool want_out = flags & 2, zero_c = flags & 4, no_d = flags & 8;
   const size_t keep = flags >> 4;
-  const int expect_k = in.byte() % 65;
+  const int expect_k = mc_fuzz::expect_k(in.byte());
   const std::string rest = in.rest();
   std::string part[4];
   for (size_t i = 0, k = 0; i < rest.size(); ++i) {

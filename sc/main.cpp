@@ -162,7 +162,10 @@ int TraceCmd::run() const {
     std::vector<uint64_t> idx;
     for (const std::string& t : split_commas(this->samples))
       idx.push_back(static_cast<uint64_t>(cli::to_int("--samples", t, 0, (1LL << 62))));
-    for (const ExplainSample& e : load_dir_samples(dp, file, idx, false)) {
+    std::vector<std::string> notes;
+    const std::vector<ExplainSample> loaded = load_dir_samples(dp, file, idx, false, &notes);
+    for (const std::string& n : notes) std::fprintf(stderr, "note: %s\n", n.c_str());
+    for (const ExplainSample& e : loaded) {
       Sample sm;
       sm.index = e.index;
       sm.a = e.a;

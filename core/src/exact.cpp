@@ -1,5 +1,7 @@
 #include "matcore/exact.hpp"
 
+#include "matcore/vectors.hpp"
+
 #include <cctype>
 #include <stdexcept>
 
@@ -88,7 +90,7 @@ struct Parser {
   size_t i = 0;
   int depth = 0;  ///< open parentheses around the current position
   [[noreturn]] void fail(const std::string& why) const {
-    throw std::invalid_argument("cannot parse '" + s + "' at position " + std::to_string(i) +
+    throw std::invalid_argument("cannot parse '" + excerpt(s, 40) + "' at position " + std::to_string(i) +
                                 ": " + why);
   }
   void ws() { while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i; }

@@ -243,7 +243,8 @@ std::vector<ExplainSample> parse_mismatch_list(const Datapath& dp, std::istream&
 }
 
 std::vector<ExplainSample> load_dir_samples(const Datapath& dp, const std::string& dir,
-                                            const std::vector<uint64_t>& idx, bool need_d) {
+                                            const std::vector<uint64_t>& idx, bool need_d,
+                                            std::vector<std::string>* notes) {
   const int w = stored_width(dp.a_fmt);
   const std::string pa = dir + "/a.txt", pb = dir + "/b.txt", pc = dir + "/c.txt", pd = dir + "/d.txt";
   check_header(pa, "a", dp.a_fmt);
@@ -272,7 +273,11 @@ std::vector<ExplainSample> load_dir_samples(const Datapath& dp, const std::strin
       s.a.push_back(ab_operand(dp.a_fmt, dp.ingest, A, i * A.K + k, pa + ":" + std::to_string(A.line_of(i)) + value));
       s.b.push_back(ab_operand(dp.b_fmt, dp.ingest, B, i * A.K + k, pb + ":" + std::to_string(B.line_of(i)) + value));
     }
-    s.c = c_operand(dp, C[i], w, pc + ":" + std::to_string(c_lines[i]) + ": c");
+    bool rounded = false;
+    s.c = c_operand(dp, C[i], w, &rounded);
+    if (rounded && notes)
+      notes->push_back("c on " + pc + ":" + std::to_string(c_lines[i]) + " rounded (rne) to " + dp.out_fmt.name +
+                       ": 0x" + to_hex_bits(dp.out_fmt, s.c) + " (" + to_decimal(dp.out_fmt, s.c) + ")");
     if (have_d) {
       s.observed = D[i];
       s.has_observed = true;
@@ -315,7 +320,9 @@ int ExplainCmd::run() const {
     std::vector<uint64_t> idx;
     for (const std::string& t : split_commas(samples))
       idx.push_back(static_cast<uint64_t>(cli::to_int("--samples", t, 0, (1LL << 62))));
-    list = load_dir_samples(dp, file, idx, true);
+    std::vector<std::string> notes;
+    list = load_dir_samples(dp, file, idx, true, &notes);
+    for (const std::string& n : notes) std::fprintf(stderr, "note: %s\n", n.c_str());
   } else {
     if (b.empty() || d.empty()) throw UsageError("--a needs --b and --d (the observed d)");
     const TextOperands op = parse_text_operands(dp, a, b, c);

@@ -46,9 +46,7 @@ SampleSpec sample_spec_for(const Datapath& dp, bool subnormal) {
   SampleSpec s;
   s.a_fmt = dp.a_fmt;
   s.b_fmt = dp.b_fmt;
-  // c is drawn in the accumulator format: binary16 accumulators (NVIDIA --out fp16) take only
-  // binary16 c values (widened to binary32 in the file, as in the hardware data sets)
-  s.c_fmt = dp.out_fmt;
+  s.c_fmt = dp.out_fmt == kBinary64 ? kBinary64 : kBinary32;
   s.K = dp.k_default;
   default_ranges(s, subnormal);
   return s;

@@ -39,7 +39,11 @@ SampleSet load_sample_set(const Datapath& dp, const std::string& fa, const std::
     s.b[i] = ab_operand(dp.b_fmt, dp.ingest, B, i, fb + ":" + std::to_string(B.line_of(i / A.K)) + value);
   }
   s.c.resize(n);
-  for (size_t i = 0; i < n; ++i) s.c[i] = c_operand(dp, C[i], w, fc + ":" + std::to_string(c_lines[i]) + ": c");
+  for (size_t i = 0; i < n; ++i) {
+    bool rounded = false;
+    s.c[i] = c_operand(dp, C[i], w, &rounded);
+    if (rounded && !s.c_rounded.count++) s.c_rounded.first_line = c_lines[i];
+  }
   s.d = D;
   return s;
 }
@@ -561,6 +565,7 @@ StreamResult stream_grid(const Datapath& dp, const std::string& pa, const std::s
   struct Part {
     uint64_t mismatches = 0;
     std::vector<StreamMismatch> first;
+    RoundedC c_rounded;
     std::exception_ptr err;  // an output write error
   };
   std::vector<Part> parts(threads);
@@ -591,9 +596,10 @@ StreamResult stream_grid(const Datapath& dp, const std::string& pa, const std::s
             }
           }
           uint64_t cv = zero_bits(dp.out_fmt, false);
-          if (!zero_c && !c_exact(dp, c, w, &cv)) {
-            give_up = true;  // Inf/NaN c, or one the accumulator format cannot hold
-            return;
+          if (!zero_c) {
+            bool rounded = false;
+            cv = c_operand(dp, c, w, &rounded);
+            if (rounded && !pt.c_rounded.count++) pt.c_rounded.first_line = gc.first_line + i;
           }
           const uint64_t got = widen_result(dp, dot(dp, A.data(), B.data(), K, cv));
           if (fo) {
@@ -657,6 +663,8 @@ StreamResult stream_grid(const Datapath& dp, const std::string& pa, const std::s
   res.K = K;
   for (Part& pt : parts) {  // thread t holds samples before those of thread t+1
     res.mismatches += pt.mismatches;
+    if (pt.c_rounded.count && !res.c_rounded.count) res.c_rounded.first_line = pt.c_rounded.first_line;
+    res.c_rounded.count += pt.c_rounded.count;
     for (StreamMismatch& m : pt.first)
       if (res.first.size() < keep) res.first.push_back(std::move(m));
   }
@@ -702,6 +710,7 @@ StreamResult stream_general(const Datapath& dp, const std::string& pa, const std
     Block ba, bb, bc, bd;
     size_t n = 0;
     std::vector<uint64_t> A, B, C, D, G;
+    std::vector<char> R;  ///< c was rounded into the accumulator format
     std::vector<std::exception_ptr> err;
   };
   Work wk[2];
@@ -763,8 +772,9 @@ StreamResult stream_general(const Datapath& dp, const std::string& pa, const std
                                 pb + ":" + std::to_string(x.bb.lineno[i]) + ": value " + std::to_string(k + 1));
         }
         const uint64_t c = parse_cd_line(x.bc.data.data() + x.bc.start[i], x.bc.len[i], w, pc, x.bc.lineno[i]);
-        x.C[i] = zero_c ? zero_bits(dp.out_fmt, false)
-                        : c_operand(dp, c, w, pc + ":" + std::to_string(x.bc.lineno[i]) + ": c");
+        bool rounded = false;
+        x.C[i] = zero_c ? zero_bits(dp.out_fmt, false) : c_operand(dp, c, w, &rounded);
+        x.R[i] = rounded;
         if (have_d) x.D[i] = parse_cd_line(x.bd.data.data() + x.bd.start[i], x.bd.len[i], dw, pd, x.bd.lineno[i]);
         x.G[i] = widen_result(dp, dot(dp, A, B, K, x.C[i]));
       }
@@ -780,6 +790,7 @@ StreamResult stream_general(const Datapath& dp, const std::string& pa, const std
       x.C.resize(x.n);
       x.D.resize(x.n);
       x.G.resize(x.n);
+      x.R.assign(x.n, 0);
       const size_t sub = (x.n + threads - 1) / threads;
       run_parallel(threads, [&](unsigned t) {
         const size_t i0 = std::min(x.n, t * sub), i1 = std::min(x.n, i0 + sub);
@@ -802,6 +813,8 @@ StreamResult stream_general(const Datapath& dp, const std::string& pa, const std
       }
       fo->write(text);
     }
+    for (size_t i = 0; i < x.n; ++i)
+      if (x.R[i] && !res.c_rounded.count++) res.c_rounded.first_line = x.bc.lineno[i];
     for (size_t i = 0; i < x.n && have_d; ++i) {
       if (x.G[i] == x.D[i]) continue;
       ++res.mismatches;

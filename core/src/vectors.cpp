@@ -341,27 +341,18 @@ uint64_t parse_input_operand(const Format& f, Rounding ingest, const std::string
   return r;
 }
 
-uint64_t c_operand(const Datapath& dp, uint64_t stored, int width, const std::string& where) {
-  uint64_t r;
-  if (c_exact(dp, stored, width, &r)) return r;
-  const Unpacked u = decode(kBinary32, stored);
-  if (u.cls == Class::NaN || u.cls == Class::Inf) return c_from_binary32(dp, stored);
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%08llx", static_cast<unsigned long long>(stored));
-  throw InputError(where + ": c value 0x" + std::string(buf) + " (" + to_decimal(kBinary32, stored) +
-                   ") is not representable in " + dp.out_fmt.name + ", the accumulator format of " +
-                   dp.name() + " (c files hold " + dp.out_fmt.name + " values widened to binary32)");
+uint64_t c_operand(const Datapath& dp, uint64_t stored, int width, bool* rounded) {
+  *rounded = false;
+  if (width == 64 || dp.out_fmt == kBinary32) return stored;
+  if (((stored >> 23) & 0xFF) == 0xFF) return c_from_binary32(dp, stored);  // Inf / NaN
+  return convert(kBinary32, stored, dp.out_fmt, Rounding::RNE, rounded);
 }
 
-bool c_exact(const Datapath& dp, uint64_t stored, int width, uint64_t* out) {
-  if (width == 64 || dp.out_fmt == kBinary32) {
-    *out = stored;
-    return true;
-  }
-  if (((stored >> 23) & 0xFF) == 0xFF) return false;  // Inf / NaN: the general path
-  bool inexact = false;
-  *out = convert(kBinary32, stored, dp.out_fmt, Rounding::RNE, &inexact);
-  return !inexact;
+std::string RoundedC::note(const std::string& c_path, const Datapath& dp) const {
+  if (!count) return "";
+  return std::to_string(count) + " c value" + (count > 1 ? "s" : "") + " of " + c_path +
+         " (the first on line " + std::to_string(first_line) + ") rounded (rne) to " + dp.out_fmt.name +
+         ", the accumulator format of " + dp.name() + ", as the GPUs of the hardware data take c";
 }
 
 TextOperands parse_text_operands(const Datapath& dp, const std::string& a, const std::string& b,
@@ -397,7 +388,9 @@ TextOperands parse_text_operands(const Datapath& dp, const std::string& a, const
     if (hex && !(of == sf) && c.size() - 2 == static_cast<size_t>(of.width() / 4)) {
       r.c = parse_operand(of, c);  // a pattern of the accumulator format itself (0x3c00)
     } else if (hex) {
-      r.c = c_operand(dp, parse_operand(sf, c), sf.width(), "c");
+      bool rounded = false;
+      r.c = c_operand(dp, parse_operand(sf, c), sf.width(), &rounded);
+      if (rounded) note("c", c, "rne", of, r.c);
     } else {
       bool inexact = false;
       r.c = parse_operand(of, c, &inexact);

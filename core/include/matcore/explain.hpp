@@ -57,9 +57,11 @@ std::vector<ExplainSample> parse_mismatch_list(const Datapath& dp, std::istream&
 
 /// Samples `idx` (0-based) of DIR/a.txt, b.txt, c.txt and DIR/d.txt (the observed d; needed
 /// with need_d, else read when present). The files must hold the same number of samples and
-/// their headers must name the datapath's formats (InputError otherwise).
+/// their headers must name the datapath's formats (InputError otherwise). A c value that a
+/// binary16 accumulator takes rounded adds a line to *notes.
 std::vector<ExplainSample> load_dir_samples(const Datapath& dp, const std::string& dir,
-                                            const std::vector<uint64_t>& idx, bool need_d);
+                                            const std::vector<uint64_t>& idx, bool need_d,
+                                            std::vector<std::string>* notes = nullptr);
 
 namespace cli {
 class Program;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "matcore/datapath.hpp"
+#include "matcore/vectors.hpp"
 
 namespace mc {
 
@@ -15,6 +16,7 @@ struct SampleSet {
   std::vector<uint64_t> a, b;  ///< native a_fmt / b_fmt patterns, n*K
   std::vector<uint64_t> c;     ///< in out_fmt
   std::vector<uint64_t> d;     ///< as stored (binary32, or binary64)
+  RoundedC c_rounded;          ///< c values a binary16 accumulator took rounded
 };
 
 /// Reads and converts a/b/c/d files (shared vector format). expect_k > 0 checks K. Errors
@@ -52,6 +54,7 @@ struct StreamResult {
   uint64_t n = 0, mismatches = 0;
   int K = 0;
   std::vector<StreamMismatch> first;  ///< the first `keep` mismatches
+  RoundedC c_rounded;                 ///< c values a binary16 accumulator took rounded
 };
 StreamResult validate_files(const Datapath& dp, const std::string& a, const std::string& b,
                             const std::string& c, const std::string& d, int expect_k = 0,

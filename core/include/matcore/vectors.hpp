@@ -75,11 +75,17 @@ std::vector<uint64_t> read_cd_file(const std::string& path, int width,
 /// the line and both formats (matcore sample and features --emit write such headers).
 void check_header(const std::string& path, const std::string& role, const Format& f);
 
-/// A c value as stored in a c file (binary32, or binary64) in the accumulator format of dp:
-/// exact, or an InputError (with `where`) when out_fmt (binary16) cannot hold it.
-uint64_t c_operand(const Datapath& dp, uint64_t stored, int width, const std::string& where);
-/// Fast path of c_operand: false when the value needs the general path.
-bool c_exact(const Datapath& dp, uint64_t stored, int width, uint64_t* out);
+/// A c value as stored in a c file (binary32, or binary64) in the accumulator format of dp. A
+/// binary16 accumulator (NVIDIA --out fp16) takes c rounded to nearest even, as the GPUs of the
+/// hardware data sets were given it (shared/hwdata/nvidia/README.md); *rounded tells when that
+/// changed the value (overflow to infinity included), so that the caller can say so.
+uint64_t c_operand(const Datapath& dp, uint64_t stored, int width, bool* rounded);
+
+/// Counts the c values that a binary16 accumulator took rounded, for the note the commands print.
+struct RoundedC {
+  uint64_t count = 0, first_line = 0;  ///< first_line: 1-based line in the c file
+  std::string note(const std::string& c_path, const Datapath& dp) const;  ///< "" when count == 0
+};
 
 /// At most `max` characters of s for an error message: other bytes than printable ASCII are
 /// escaped (\x00), and a cut text ends in "... (N characters)".
@@ -87,9 +93,9 @@ std::string excerpt(const std::string& s, size_t max = 24);
 
 /// The operands of one dot product written on a command line: a and b lists "V,V,..." (see
 /// parse_input_operand) and c in the accumulator format (a hex pattern of out_fmt itself, e.g.
-/// 0x3c00 for binary16, or of the stored binary32/binary64 format, which must then be exact in
-/// out_fmt; or an exact value rounded to nearest even into out_fmt). Every value that had to be
-/// rounded adds a note, e.g. "a2 = 0.1 rounded (rne) to binary16: 0x2e66".
+/// 0x3c00 for binary16, or of the stored binary32/binary64 format, rounded RNE into out_fmt as
+/// c files are; or an exact value rounded to nearest even into out_fmt). Every value that had
+/// to be rounded adds a note, e.g. "a2 = 0.1 rounded (rne) to binary16: 0x2e66".
 struct TextOperands {
   std::vector<uint64_t> a, b;
   uint64_t c = 0;

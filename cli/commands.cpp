@@ -1,0 +1,548 @@
+// matcore command-line interface (CLI11). Exit status: 0 success, 1 mismatches, 2 bad input or
+// usage (docs/cli.md). Every subcommand takes --help. cli/main.cpp runs it; the fuzz target
+// fuzz/fuzz_cli.cpp drives the same commands with arbitrary words.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "matcore/cli.hpp"
+#include "matcore/exact.hpp"
+#include "matcore/explain.hpp"
+#include "matcore/features.hpp"
+#include "matcore/instructions.hpp"
+#include "matcore/model.hpp"
+#include "matcore/output.hpp"
+#include "matcore/presets.hpp"
+#include "matcore/sample.hpp"
+#include "matcore/stats.hpp"
+#include "matcore/table.hpp"
+#include "matcore/validate.hpp"
+#include "matcore/vectors.hpp"
+
+using namespace mc;
+using cli::DatapathArgs;
+using cli::Program;
+
+namespace {
+
+std::string hex(const Format& f, uint64_t v) { return to_hex_bits(f, v); }
+
+/// The stored format of c and d values (binary64 for fp64 datapaths, else binary32).
+const Format& stored_out(const Datapath& dp) { return dp.out_fmt == kBinary64 ? kBinary64 : kBinary32; }
+
+// ------------------------------------------------------------------------------------- list
+struct ListCmd {
+  std::string topic = "all", arch;
+  int run() const {
+    std::vector<std::string> archs = arch_names();
+    if (!arch.empty()) {
+      if (std::find(archs.begin(), archs.end(), arch) == archs.end())
+        throw UsageError("unknown architecture '" + excerpt(arch) + "'");
+      archs = {arch};
+    }
+    const std::string& what = topic;
+    if (what == "formats" || what == "all") {
+      std::printf("formats (name: exponent bits, mantissa bits, bias, encoding):\n");
+      for (const char* n : {"binary64", "binary32", "tf32", "binary16", "bf16", "e4m3", "e5m2",
+                            "e4m3fnuz", "e5m2fnuz"}) {
+        const Format& f = format_by_name(n);
+        std::printf("  %-9s e=%-2d m=%-2d bias=%-4d %s\n", n, f.ebits, f.mbits, f.bias, to_string(f.enc));
+      }
+    }
+    if (what == "archs" || what == "types" || what == "all") {
+      std::printf("architectures and input types:\n");
+      for (const std::string& ar : archs) {
+        std::string fam;
+        for (const Datapath& d : all_presets())
+          if (d.arch == ar) fam = d.family;
+        std::printf("  %-11s (%s): ", ar.c_str(), fam.c_str());
+        const auto ts = types_of(ar);
+        for (size_t i = 0; i < ts.size(); ++i) std::printf("%s%s", i ? " " : "", ts[i].c_str());
+        std::printf("\n");
+      }
+    }
+    if (what == "instructions" || what == "all") {
+      std::printf("instructions (name: type, m x n x k, blocks):\n");
+      for (const std::string& ar : archs) {
+        std::printf("  %s:\n", ar.c_str());
+        for (const Instruction* in : instructions_for(ar))
+          std::printf("    %-36s %-20s %dx%dx%d%s\n", in->name.c_str(), in->type().c_str(), in->m, in->n,
+                      in->k, in->blocks > 1 ? (" x" + std::to_string(in->blocks) + " blocks").c_str() : "");
+      }
+    }
+    return 0;
+  }
+};
+
+// -------------------------------------------------------------------------------------- dot
+struct DotCmd {
+  DatapathArgs dpa;
+  std::string a, b, c = "0";
+  bool trace = false;
+  int run() const {
+    const Datapath dp = dpa.resolve();
+    const TextOperands op = parse_text_operands(dp, a, b, c);
+    for (const std::string& n : op.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
+    Trace t;
+    const uint64_t d = dot(dp, op.a.data(), op.b.data(), static_cast<int>(op.a.size()), op.c,
+                           trace ? &t : nullptr);
+    if (trace) {
+      std::printf("preset %s: n_fma=%d, %zu products\n", dp.name().c_str(), dp.n_fma, op.a.size());
+      for (const auto& r : t.rows) std::printf("  %-24s %s\n", r.first.c_str(), r.second.c_str());
+    }
+    std::printf("d = 0x%s  %s\n", hex(dp.out_fmt, d).c_str(), to_decimal(dp.out_fmt, d).c_str());
+    return 0;
+  }
+};
+
+// --------------------------------------------------------------------------------- validate
+struct ValidateCmd {
+  DatapathArgs dpa;
+  std::string a, b, c, d;
+  int k = 0, show = 10;
+  unsigned threads = 0;
+  double eps = 1e-6;
+  bool zero_c = false;
+  int run() const {
+    const Datapath dp = dpa.resolve();
+    const StreamResult r = validate_files(dp, a, b, c, d, k, zero_c, threads, show, true);
+    if (r.c_rounded.count) std::fprintf(stderr, "note: %s\n", r.c_rounded.note(c, dp).c_str());
+    const Format& df = stored_out(dp);
+    for (const StreamMismatch& m : r.first) {
+      std::printf("mismatch sample %llu (a line %llu, d line %llu): model 0x%s (%s) hardware 0x%s (%s)\n",
+                  static_cast<unsigned long long>(m.index), static_cast<unsigned long long>(m.line),
+                  static_cast<unsigned long long>(m.d_line), hex(df, m.got).c_str(),
+                  to_decimal(df, m.got).c_str(), hex(df, m.want).c_str(), to_decimal(df, m.want).c_str());
+      std::printf("  a:");
+      for (uint64_t v : m.a) std::printf(" %s", hex(dp.a_fmt, v).c_str());
+      std::printf("\n  b:");
+      for (uint64_t v : m.b) std::printf(" %s", hex(dp.b_fmt, v).c_str());
+      std::printf("\n  c: %s\n", hex(dp.out_fmt, m.c).c_str());
+    }
+    std::printf("samples=%llu mismatches=%llu p_upper=%.3g\n", static_cast<unsigned long long>(r.n),
+                static_cast<unsigned long long>(r.mismatches), mismatch_upper_bound(r.n, r.mismatches, eps));
+    return r.mismatches ? 1 : 0;
+  }
+};
+
+// ---------------------------------------------------------------------------- gemm / mfma
+/// A matrix file is an a/b vector file with one row per line (widened or native values).
+Matrix read_matrix(const std::string& path, const Format& f, Rounding ingest) {
+  const AbFile file = read_ab_file(path, 0, f);
+  Matrix M;
+  M.rows = static_cast<int>(file.samples());
+  M.cols = file.K;
+  M.v.resize(file.v.size());
+  for (size_t i = 0; i < file.v.size(); ++i)
+    M.v[i] = ab_operand(f, ingest, file, i,
+                        path + ":" + std::to_string(file.line_of(i / file.K)) + ": value " +
+                            std::to_string(i % file.K + 1));
+  return M;
+}
+
+/// D as text, one row per line: to the --D file (complete or not at all), or to stdout.
+void write_matrix(const std::string& path, const Matrix& M, const Datapath& dp) {
+  const Format& f = stored_out(dp);
+  std::string text = "# matcore " + dp.name() + " D (" + std::to_string(M.rows) + " x " +
+                     std::to_string(M.cols) + "), " + f.name + " bit patterns\n";
+  for (int r = 0; r < M.rows; ++r) {
+    for (int c = 0; c < M.cols; ++c) {
+      if (c) text += ' ';
+      text += to_hex_bits(f, widen_result(dp, M.at(r, c)));
+    }
+    text += '\n';
+  }
+  if (path.empty()) {
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
+      throw InputError(std::string("standard output: write failed (") + std::strerror(errno) + ")");
+    return;
+  }
+  OutputFile out(path);
+  out.write(text);
+  out.commit();
+}
+
+struct GemmCmd {
+  bool single = false;  // mfma: one instruction
+  DatapathArgs dpa;
+  std::string instr, A, B, C, D;
+  int k = 0;
+  unsigned threads = 0;
+
+  Matrix read_c(const Datapath& dp, int rows, int cols) const {
+    if (C.empty()) return Matrix{rows, cols, std::vector<uint64_t>(static_cast<size_t>(rows) * cols, 0)};
+    const AbFile file = read_ab_file(C, 0, stored_out(dp));
+    Matrix M{static_cast<int>(file.samples()), file.K, std::vector<uint64_t>(file.v.size())};
+    RoundedC rounded;
+    for (size_t i = 0; i < file.v.size(); ++i) {
+      bool r = false;
+      M.v[i] = c_operand(dp, file.v[i], file.width, &r);
+      if (r && !rounded.count++) rounded.first_line = file.line_of(i / file.K);
+    }
+    if (rounded.count) std::fprintf(stderr, "note: %s\n", rounded.note(C, dp).c_str());
+    return M;
+  }
+  int run() const {
+    if (!D.empty()) check_not_input(D, "--D", {A, B, C});
+    Datapath dp;
+    int instr_k;
+    const Instruction* in = nullptr;
+    if (!instr.empty()) {
+      if (!dpa.type.empty()) throw UsageError("give --instr or --type, not both");
+      try {
+        in = &find_instruction(instr);
+        dp = instruction_datapath(dpa.arch, *in, dpa.out);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+      }
+      instr_k = in->k;
+      if (k) throw UsageError("--k is the instruction's own with --instr");
+    } else {
+      if (dpa.type.empty()) throw UsageError("give --instr INSTR or --type T");
+      dp = dpa.resolve();
+      instr_k = k ? k : dp.k_default;
+    }
+    const Matrix Am = read_matrix(A, dp.a_fmt, dp.ingest);
+    const Matrix Bm = read_matrix(B, dp.b_fmt, dp.ingest);
+    if (single) {
+      const Matrix Cm = read_c(dp, in->blocks * in->m, in->n);
+      write_matrix(D, mfma(dp, *in, Am, Bm, Cm), dp);
+      return 0;
+    }
+    if (Am.cols != Bm.rows)
+      throw InputError(A + ": A has " + std::to_string(Am.cols) + " columns but " + B + " has " +
+                       std::to_string(Bm.rows) + " rows");
+    const Matrix Cm = read_c(dp, Am.rows, Bm.cols);
+    if (Cm.rows != Am.rows || Cm.cols != Bm.cols)
+      throw InputError(C + ": C is " + std::to_string(Cm.rows) + " x " + std::to_string(Cm.cols) +
+                       " but must be " + std::to_string(Am.rows) + " x " + std::to_string(Bm.cols));
+    write_matrix(D, gemm(dp, instr_k, Am, Bm, Cm, threads), dp);
+    return 0;
+  }
+};
+
+// -------------------------------------------------------------------------------------- run
+// The model as a stand-in device: d for every sample of a/b/c files.
+struct RunCmd {
+  DatapathArgs dpa;
+  std::string a, b, c, d;
+  int k = 0;
+  unsigned threads = 0;
+  bool zero_c = false;
+  int run() const {
+    check_not_input(d, "--d", {a, b, c});
+    const Datapath dp = dpa.resolve();
+    const StreamResult r = stream_files(dp, a, b, c, "", d, k, zero_c, threads, 0, true);
+    if (r.c_rounded.count) std::fprintf(stderr, "note: %s\n", r.c_rounded.note(c, dp).c_str());
+    std::fprintf(stderr, "wrote d of %llu samples (%s) to %s\n", static_cast<unsigned long long>(r.n),
+                 dp.name().c_str(), d.c_str());
+    return 0;
+  }
+};
+
+// ----------------------------------------------------------------------------------- sample
+struct SampleCmd {
+  std::string arch, type, strategy = "expmant", out, ea, eb, ec;
+  int k = 0;
+  unsigned long long n = 0;
+  unsigned seed = 0, threads = 0;
+  bool subnormal = false, widen = false;
+  int run() const {
+    SampleSpec s;
+    if (!arch.empty()) {
+      DatapathArgs d;
+      d.arch = arch;
+      d.type = type;
+      s = sample_spec_for(d.resolve());  // the preset's formats (and its k unless --k is given)
+    } else {
+      const auto ts = split_commas(type);
+      if (ts.size() > 2) throw UsageError("--type takes one type or a pair TA,TB");
+      try {
+        s.a_fmt = format_by_name(ts[0]);
+        s.b_fmt = format_by_name(ts.size() == 2 ? ts[1] : ts[0]);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+      }
+      s.c_fmt = s.a_fmt == kBinary64 ? kBinary64 : kBinary32;
+    }
+    if (k) s.K = k;
+    else if (arch.empty()) throw UsageError("give --k (or --arch to use its k)");
+    s.N = n;
+    s.strategy = strategy == "bits" ? Strategy::Bits : Strategy::ExpMant;
+    s.seed = seed;
+    default_ranges(s, subnormal);
+    auto range = [&](const char* key, const std::string& v, int& lo, int& hi) {
+      if (v.empty()) return;
+      const auto p = split_commas(v);
+      if (p.size() != 2) throw UsageError(std::string("--") + key + " takes LO,HI (got '" + excerpt(v) + "')");
+      lo = static_cast<int>(cli::to_int(std::string("--") + key, p[0], -20000, 20000));
+      hi = static_cast<int>(cli::to_int(std::string("--") + key, p[1], -20000, 20000));
+      if (lo > hi) throw UsageError(std::string("--") + key + ": LO > HI");
+    };
+    range("ea", ea, s.ea_lo, s.ea_hi);
+    range("eb", eb, s.eb_lo, s.eb_hi);
+    range("ec", ec, s.ec_lo, s.ec_hi);
+    s.native = !widen;
+    write_samples(s, out, threads, true);
+    std::printf("wrote %llu samples (k=%d, %s) to %s/{a,b,c}.txt\n", n, s.K, strategy.c_str(), out.c_str());
+    return 0;
+  }
+};
+
+// --------------------------------------------------------------------------------- features
+// Model mode: --arch A --type T; hardware mode: --type T --k K --emit DIR, then
+// --type T --k K --results D_FILE (the device's d for DIR/a.txt, b.txt, c.txt).
+struct FeaturesCmd {
+  DatapathArgs dpa;
+  std::string emit, results, compare;
+  int k = 0;
+  int run() const {
+    const std::string out = dpa.out.empty() ? "fp32" : dpa.out;
+    if (out != "fp32" && out != "fp16" && out != "fp64") throw UsageError("--out must be fp32, fp16 or fp64");
+    if (!dpa.arch.empty()) {
+      if (!emit.empty() || !results.empty())
+        throw UsageError("--arch detects the features of a preset; --emit/--results are for a device "
+                         "(use --compare ARCH to compare device results with a preset)");
+      const Datapath dp = dpa.resolve();
+      const int K = k ? k : dp.k_default;
+      const DetectedFeatures det = detect_features(dp, K);
+      std::printf("features of %s (k = %d), detected from %zu probe vectors:\n%s", dp.name().c_str(), K,
+                  det.samples, format_feature_table(det).c_str());
+      const std::string diff = compare_features(dp, det.dp);
+      std::printf("%s\n", diff.empty() ? "detected parameters = preset parameters"
+                                        : ("differences from the preset:\n" + diff).c_str());
+      return diff.empty() ? 0 : 1;
+    }
+    const auto ts = split_commas(dpa.type);
+    if (ts.size() > 2) throw UsageError("--type takes one type or a pair TA,TB");
+    Format fa, fb;
+    try {
+      fa = format_by_name(ts[0] == "xf32" ? "tf32" : ts[0]);
+      fb = format_by_name(ts.size() == 2 ? ts[1] : ts[0] == "xf32" ? "tf32" : ts[0]);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+    const Format& fo = out == "fp16" ? kBinary16 : out == "fp64" ? kBinary64 : kBinary32;
+    if (!k) throw UsageError("give --k (the device instruction's k) with --emit/--results");
+    const FeatureVectors v = feature_vectors(fa, fb, fo, k, dpa.type);
+    if (!emit.empty()) {
+      if (::mkdir(emit.c_str(), 0777) != 0 && errno != EEXIST)
+        throw InputError(emit + ": cannot create the directory (" + std::strerror(errno) + ")");
+      emit_feature_vectors(v, emit);
+      std::printf("wrote %zu probe vectors (k = %d) to %s/{a,b,c,manifest}.txt: run them on the device, "
+                  "then 'matcore features --type %s --k %d --out %s --results D_FILE'\n",
+                  v.size(), k, emit.c_str(), dpa.type.c_str(), k, out.c_str());
+      return 0;
+    }
+    if (results.empty()) throw UsageError("give --arch (model), --emit DIR or --results FILE");
+    const DetectedFeatures det = decide_features(v, read_feature_results(v, results));
+    std::printf("features detected from %s (%zu probe vectors, %zu reproduced by the detected "
+                "datapath):\n%s", results.c_str(), det.samples, det.reproduced, format_feature_table(det).c_str());
+    if (!compare.empty()) {
+      DatapathArgs c = dpa;
+      c.arch = compare;
+      const Datapath dp = c.resolve();
+      const std::string diff = compare_features(dp, det.dp);
+      std::printf("%s\n", diff.empty() ? ("same as preset " + dp.name()).c_str()
+                                        : ("differences from preset " + dp.name() + ":\n" + diff).c_str());
+      return diff.empty() ? 0 : 1;
+    }
+    return 0;
+  }
+};
+
+// -------------------------------------------------------------------------- trace
+// The SystemC model is a separate program (it elaborates once per process): matcore-sc.
+int exec_trace(const char* self, const std::vector<std::string>& rest) {
+  std::string me(self);
+  const size_t slash = me.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : me.substr(0, slash);
+  for (const std::string& cand : {dir + "/matcore-sc", dir + "/sc/matcore-sc"}) {
+    if (::access(cand.c_str(), X_OK) != 0) continue;
+    std::vector<std::string> words{cand, "trace"};
+    words.insert(words.end(), rest.begin(), rest.end());
+    std::vector<char*> args;
+    for (std::string& w : words) args.push_back(&w[0]);
+    args.push_back(nullptr);
+    std::fflush(stdout);
+    ::execv(cand.c_str(), args.data());
+    throw InputError("cannot run " + cand + " (" + std::strerror(errno) + ")");
+  }
+  throw InputError("the SystemC model (matcore-sc) was not built: install libsystemc-dev "
+                   "(scripts/install-deps.sh) and rebuild; 'matcore dot --trace' prints the stage "
+                   "values without SystemC");
+}
+
+// ----------------------------------------------------------------------------- check-table
+struct CheckTableCmd {
+  std::vector<std::string> files;
+  bool verbose = false;
+  int run() const {
+    size_t pass = 0, fail = 0, amb_fail = 0;
+    for (const std::string& f : files) {
+      for (const TableCase& tc : read_table(f)) {
+        std::vector<CaseResult> rs;
+        try {
+          rs = run_case(tc);
+        } catch (const InputError& e) {
+          ++(tc.ambiguous ? amb_fail : fail);
+          std::printf("%s%s\n", tc.ambiguous ? "[ambiguous] " : "", e.what());
+          continue;
+        }
+        for (const CaseResult& r : rs) {
+          if (r.pass) {
+            ++pass;
+            if (verbose) std::printf("pass %s:%d %s\n", tc.file.c_str(), tc.line, r.preset.c_str());
+            continue;
+          }
+          if (tc.ambiguous) ++amb_fail;
+          else ++fail;
+          std::printf("%s%s\n", tc.ambiguous ? "[ambiguous] " : "", r.detail.c_str());
+        }
+      }
+    }
+    if (amb_fail) std::printf("(%zu of the failures are in AMBIGUOUS blocks: see docs/decisions.md)\n", amb_fail);
+    std::printf("%zu passed, %zu failed\n", pass, fail + amb_fail);
+    return fail + amb_fail ? 1 : 0;
+  }
+};
+
+}  // namespace
+
+int matcore_main(int argc, char** argv) {
+  Program p("matcore", "matcore: bit-exact models of GPU matrix-multiply units (AMD CDNA 1/2/3, NVIDIA).\n"
+                       "Vector files (a/b/c/d) use the format of docs/vector-format.md; see docs/cli.md.\n"
+                       "Exit status: 0 success, 1 mismatches, 2 bad input or usage.");
+  auto flag = [](CLI::App* c, const std::string& name, bool& v, const std::string& help) {
+    return c->add_flag(name, v, help);  // --flag, --flag=true/false/yes/no/1/0
+  };
+  auto threads_opt = [](CLI::App* c, unsigned& v) {
+    return c->add_option("--threads", v, "worker threads (default: every core)")->check(cli::int_range(1, 1024));
+  };
+
+  ListCmd list;
+  CLI::App* c = p.command("list", "architectures, input types, instructions, formats",
+                          "  matcore list types --arch mi300x", [&] { return list.run(); });
+  c->add_option("topic", list.topic, "what to list")->check(CLI::IsMember({"all", "archs", "types", "instructions", "formats"}));
+  Program::text(c, "--arch", list.arch, "only this architecture");
+
+  DotCmd dotc;
+  c = p.command("dot", "one dot product d = a.b + c through a preset, optionally with every stage",
+                "  matcore dot --arch mi300x --type fp16 --a 2^-12,2^-12 --b 2^-12,2^-12 --c 1 --trace\n"
+                "  (values: hex bit patterns of the input format, 0x3c00, or exact values: 1.5, 2^-24+2^-25, -inf;\n"
+                "   c: a pattern of the accumulator format, 0x3c00 with --out fp16, or an exact value)",
+                [&] { return dotc.run(); });
+  dotc.dpa.add(c);
+  Program::text(c, "--a", dotc.a, "a values V,V,... (K of them)")->required();
+  Program::text(c, "--b", dotc.b, "b values V,V,... (as many as a)")->required();
+  c->add_option("--c", dotc.c, "c (default 0); use --c=-inf for values that start with '-' and a letter");
+  flag(c, "--trace", dotc.trace, "print the value at every stage");
+
+  ValidateCmd val;
+  c = p.command("validate", "run a preset over recorded samples and count those whose d differs bit for bit",
+                "  matcore validate --arch a100 --type fp16 --a a.txt --b b.txt --c c.txt --d d.txt\n"
+                "  (last line: samples=N mismatches=M p_upper=P; exit 1 when M > 0)",
+                [&] { return val.run(); });
+  val.dpa.add(c);
+  Program::text(c, "--a", val.a, "a file")->required();
+  Program::text(c, "--b", val.b, "b file")->required();
+  Program::text(c, "--c", val.c, "c file")->required();
+  Program::text(c, "--d", val.d, "d file (the hardware's results)")->required();
+  c->add_option("--k", val.k, "the K every a/b line must hold")->check(cli::int_range(1, 1 << 20));
+  flag(c, "--zero-c", val.zero_c, "take c = 0 whatever the c file holds");
+  c->add_option("--show", val.show, "print the first N mismatches (default 10)")->check(cli::int_range(0, 1000000));
+  threads_opt(c, val.threads);
+  c->add_option("--eps", val.eps, "mismatch rate for the bound p_upper (default 1e-6)")
+      ->check(CLI::Range(1e-300, 0.999999));
+
+  GemmCmd gm, mf;
+  mf.single = true;
+  for (GemmCmd* g : {&gm, &mf}) {
+    c = g->single ? p.command("mfma", "one matrix instruction D = A*B + C (all its blocks)",
+                              "  matcore mfma --arch mi300x --instr v_mfma_f32_4x4x4f16 --A A.txt --B B.txt --D D.txt",
+                              [g] { return g->run(); })
+                  : p.command("gemm", "a GEMM D = A*B + C through a preset, k chained as the hardware does",
+                              "  matcore gemm --arch mi250 --type bf16_1k --A A.txt --B B.txt --C C.txt --D D.txt",
+                              [g] { return g->run(); });
+    g->dpa.add(c, true);
+    c->get_option("--arch")->required();
+    Program::text(c, "--instr", g->instr, "instruction name (matcore list instructions)");
+    if (g->single) c->get_option("--instr")->required();
+    else c->add_option("--k", g->k, "k of one instruction (default: the preset's)")->check(cli::int_range(1, 1 << 16));
+    Program::text(c, "--A", g->A, "A matrix file, one row per line")->required();
+    Program::text(c, "--B", g->B, "B matrix file")->required();
+    Program::text(c, "--C", g->C, "C matrix file (default 0)");
+    Program::text(c, "--D", g->D, "output file for D (default: standard output)");
+    if (!g->single) threads_opt(c, g->threads);
+  }
+
+  RunCmd rn;
+  c = p.command("run", "the model as a stand-in device: writes d for every sample of a/b/c files",
+                "  matcore run --arch mi300x --type fp16 --a r/a.txt --b r/b.txt --c r/c.txt --d r/d.txt",
+                [&] { return rn.run(); });
+  rn.dpa.add(c);
+  Program::text(c, "--a", rn.a, "a file")->required();
+  Program::text(c, "--b", rn.b, "b file")->required();
+  Program::text(c, "--c", rn.c, "c file")->required();
+  Program::text(c, "--d", rn.d, "output d file (written complete or not at all)")->required();
+  c->add_option("--k", rn.k, "the K every a/b line must hold")->check(cli::int_range(1, 1 << 20));
+  flag(c, "--zero-c", rn.zero_c, "take c = 0 whatever the c file holds");
+  threads_opt(c, rn.threads);
+
+  SampleCmd sm;
+  c = p.command("sample", "random a/b/c files (Algorithm 3 of the paper, mt19937)",
+                "  matcore sample --arch mi300x --type fp16 --n 1000000 --out run1\n"
+                "  matcore sample --type e4m3,e5m2 --k 32 --n 1000 --subnormal --out run2",
+                [&] { return sm.run(); });
+  Program::text(c, "--arch", sm.arch, "take the formats and k of this preset");
+  Program::text(c, "--type", sm.type, "input type TA or pair TA,TB")->required();
+  c->add_option("--k", sm.k, "values per sample")->check(cli::int_range(1, 1 << 16));
+  c->add_option("--n", sm.n, "number of samples")->required()->check(cli::int_range(1, 1000000000000LL));
+  Program::text(c, "--out", sm.out, "output directory (a.txt, b.txt, c.txt)")->required();
+  c->add_option("--strategy", sm.strategy, "expmant (default) or bits")->check(CLI::IsMember({"expmant", "bits"}));
+  flag(c, "--subnormal", sm.subnormal, "exponent ranges that include the subnormals");
+  c->add_option("--seed", sm.seed, "mt19937 seed (default 0)")->check(cli::int_range(0, 2147483647));
+  Program::text(c, "--ea", sm.ea, "exponent range LO,HI of a");
+  Program::text(c, "--eb", sm.eb, "exponent range LO,HI of b");
+  Program::text(c, "--ec", sm.ec, "exponent range LO,HI of c");
+  flag(c, "--widen", sm.widen, "write fp8/fp16/bf16 values widened to binary32 (the hwdata form)");
+  threads_opt(c, sm.threads);
+
+  FeaturesCmd ft;
+  c = p.command("features", "feature detection (section 4 of the paper) on a preset, or on a device's results",
+                "  matcore features --arch h100 --type fp16\n"
+                "  matcore features --type fp16 --k 16 --emit probes    (run probes/ on the device, then:)\n"
+                "  matcore features --type fp16 --k 16 --results d.txt --compare h100",
+                [&] { return ft.run(); });
+  ft.dpa.add(c, true);
+  c->get_option("--type")->required();
+  c->add_option("--k", ft.k, "k of the instruction")->check(cli::int_range(2, 4096));
+  CLI::Option* em = Program::text(c, "--emit", ft.emit, "write the probe vectors to DIR");
+  CLI::Option* rs = Program::text(c, "--results", ft.results, "the device's d for the emitted vectors");
+  em->excludes(rs);
+  Program::text(c, "--compare", ft.compare, "compare the detected datapath with this preset")->needs(rs);
+
+  add_explain_command(p);
+
+  CLI::App* trace_cmd = nullptr;
+  c = p.command("trace", "the SystemC model: stage trace and VCD of samples (runs matcore-sc trace)",
+                "  matcore trace --arch mi300x --type fp16 --file run1 --samples 17   (see matcore-sc trace --help)",
+                [&] { return exec_trace(argv[0], trace_cmd->remaining()); });
+  trace_cmd = c;
+  c->prefix_command();
+  c->set_help_flag();
+  c->allow_extras();
+
+  CheckTableCmd ct;
+  c = p.command("check-table", "run paper test-vector tables (tb/vectors/*.pvt)",
+                "  matcore check-table tb/vectors/paper_cdna3.pvt", [&] { return ct.run(); });
+  c->add_option("files", ct.files, "table files")->required()->check(CLI::ExistingFile);
+  flag(c, "--verbose", ct.verbose, "also list the passing cases");
+
+  return p.run(argc, argv);
+}
