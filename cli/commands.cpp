@@ -100,14 +100,33 @@ struct DotCmd {
   }
 };
 
-// --------------------------------------------------------------------------------- validate
-struct ValidateCmd {
+// ---------------------------------------------------------------------------- validate / run
+CLI::Option* threads_option(CLI::App* cmd, unsigned& v) {
+  return cmd->add_option("--threads", v, "worker threads (default: every core)")->check(cli::int_range(1, 1024));
+}
+
+/// The options of the commands that stream a/b/c(/d) files through a preset.
+struct FileArgs {
   DatapathArgs dpa;
   std::string a, b, c, d;
-  int k = 0, show = 10;
+  int k = 0;
   unsigned threads = 0;
-  double eps = 1e-6;
   bool zero_c = false;
+  void add(CLI::App* cmd, const std::string& d_help) {
+    dpa.add(cmd);
+    Program::text(cmd, "--a", a, "a file")->required();
+    Program::text(cmd, "--b", b, "b file")->required();
+    Program::text(cmd, "--c", c, "c file")->required();
+    Program::text(cmd, "--d", d, d_help)->required();
+    cmd->add_option("--k", k, "the K every a/b line must hold")->check(cli::int_range(1, kMaxK));
+    cmd->add_flag("--zero-c", zero_c, "take c = 0 whatever the c file holds");
+    threads_option(cmd, threads);
+  }
+};
+
+struct ValidateCmd : FileArgs {
+  int show = 10;
+  double eps = 1e-6;
   int run() const {
     const Datapath dp = dpa.resolve();
     const StreamResult r = validate_files(dp, a, b, c, d, k, zero_c, threads, show, true);
@@ -228,12 +247,7 @@ struct GemmCmd {
 
 // -------------------------------------------------------------------------------------- run
 // The model as a stand-in device: d for every sample of a/b/c files.
-struct RunCmd {
-  DatapathArgs dpa;
-  std::string a, b, c, d;
-  int k = 0;
-  unsigned threads = 0;
-  bool zero_c = false;
+struct RunCmd : FileArgs {
   int run() const {
     check_not_input(d, "--d", {a, b, c});
     const Datapath dp = dpa.resolve();
@@ -421,9 +435,6 @@ int matcore_main(int argc, char** argv) {
   auto flag = [](CLI::App* c, const std::string& name, bool& v, const std::string& help) {
     return c->add_flag(name, v, help);  // --flag, --flag=true/false/yes/no/1/0
   };
-  auto threads_opt = [](CLI::App* c, unsigned& v) {
-    return c->add_option("--threads", v, "worker threads (default: every core)")->check(cli::int_range(1, 1024));
-  };
 
   ListCmd list;
   CLI::App* c = p.command("list", "architectures, input types, instructions, formats",
@@ -448,15 +459,8 @@ int matcore_main(int argc, char** argv) {
                 "  matcore validate --arch a100 --type fp16 --a a.txt --b b.txt --c c.txt --d d.txt\n"
                 "  (last line: samples=N mismatches=M p_upper=P; exit 1 when M > 0)",
                 [&] { return val.run(); });
-  val.dpa.add(c);
-  Program::text(c, "--a", val.a, "a file")->required();
-  Program::text(c, "--b", val.b, "b file")->required();
-  Program::text(c, "--c", val.c, "c file")->required();
-  Program::text(c, "--d", val.d, "d file (the hardware's results)")->required();
-  c->add_option("--k", val.k, "the K every a/b line must hold")->check(cli::int_range(1, 1 << 20));
-  flag(c, "--zero-c", val.zero_c, "take c = 0 whatever the c file holds");
+  val.add(c, "d file (the hardware's results)");
   c->add_option("--show", val.show, "print the first N mismatches (default 10)")->check(cli::int_range(0, 1000000));
-  threads_opt(c, val.threads);
   c->add_option("--eps", val.eps, "mismatch rate for the bound p_upper (default 1e-6)")
       ->check(CLI::Range(1e-300, 0.999999));
 
@@ -478,21 +482,14 @@ int matcore_main(int argc, char** argv) {
     Program::text(c, "--B", g->B, "B matrix file")->required();
     Program::text(c, "--C", g->C, "C matrix file (default 0)");
     Program::text(c, "--D", g->D, "output file for D (default: standard output)");
-    if (!g->single) threads_opt(c, g->threads);
+    if (!g->single) threads_option(c, g->threads);
   }
 
   RunCmd rn;
   c = p.command("run", "the model as a stand-in device: writes d for every sample of a/b/c files",
                 "  matcore run --arch mi300x --type fp16 --a r/a.txt --b r/b.txt --c r/c.txt --d r/d.txt",
                 [&] { return rn.run(); });
-  rn.dpa.add(c);
-  Program::text(c, "--a", rn.a, "a file")->required();
-  Program::text(c, "--b", rn.b, "b file")->required();
-  Program::text(c, "--c", rn.c, "c file")->required();
-  Program::text(c, "--d", rn.d, "output d file (written complete or not at all)")->required();
-  c->add_option("--k", rn.k, "the K every a/b line must hold")->check(cli::int_range(1, 1 << 20));
-  flag(c, "--zero-c", rn.zero_c, "take c = 0 whatever the c file holds");
-  threads_opt(c, rn.threads);
+  rn.add(c, "output d file (written complete or not at all)");
 
   SampleCmd sm;
   c = p.command("sample", "random a/b/c files (Algorithm 3 of the paper, mt19937)",
@@ -511,7 +508,7 @@ int matcore_main(int argc, char** argv) {
   Program::text(c, "--eb", sm.eb, "exponent range LO,HI of b");
   Program::text(c, "--ec", sm.ec, "exponent range LO,HI of c");
   flag(c, "--widen", sm.widen, "write fp8/fp16/bf16 values widened to binary32 (the hwdata form)");
-  threads_opt(c, sm.threads);
+  threads_option(c, sm.threads);
 
   FeaturesCmd ft;
   c = p.command("features", "feature detection (section 4 of the paper) on a preset, or on a device's results",

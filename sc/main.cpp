@@ -145,41 +145,23 @@ struct TraceCmd {
   int run() const;
 };
 
-struct Sample {
-  uint64_t index = 0;
-  std::vector<uint64_t> a, b;
-  uint64_t c = 0;
-  bool has_d = false;
-  uint64_t d = 0;  ///< stored width
-};
-
 int TraceCmd::run() const {
   const Datapath dp = dpa.resolve();
   const Format& cf = dp.out_fmt == kBinary64 ? kBinary64 : kBinary32;
-  std::vector<Sample> samples;
+  std::vector<ExplainSample> samples;  // observed d: from DIR/d.txt when it exists
   if (!file.empty()) {
     if (!a.empty() || !b.empty()) throw UsageError("give --file or --a/--b/--c, not both");
     std::vector<uint64_t> idx;
     for (const std::string& t : split_commas(this->samples))
       idx.push_back(static_cast<uint64_t>(cli::to_int("--samples", t, 0, (1LL << 62))));
     std::vector<std::string> notes;
-    const std::vector<ExplainSample> loaded = load_dir_samples(dp, file, idx, false, &notes);
+    samples = load_dir_samples(dp, file, idx, false, &notes);
     for (const std::string& n : notes) std::fprintf(stderr, "note: %s\n", n.c_str());
-    for (const ExplainSample& e : loaded) {
-      Sample sm;
-      sm.index = e.index;
-      sm.a = e.a;
-      sm.b = e.b;
-      sm.c = e.c;
-      sm.has_d = e.has_observed;
-      sm.d = e.observed;
-      samples.push_back(sm);
-    }
   } else {
     if (a.empty() || b.empty()) throw UsageError("give --a and --b (or --file DIR)");
     const TextOperands op = parse_text_operands(dp, a, b, c);
     for (const std::string& n : op.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
-    Sample sm;
+    ExplainSample sm;
     sm.a = op.a;
     sm.b = op.b;
     sm.c = op.c;
@@ -223,7 +205,7 @@ int TraceCmd::run() const {
 
   int rc = 0;
   std::printf("\n");
-  for (const Sample& s : samples) {
+  for (const ExplainSample& s : samples) {
     const mcsc::Done* r = nullptr;
     for (const mcsc::Done& d : done)
       if (d.tag == s.index) r = &d;
@@ -234,9 +216,9 @@ int TraceCmd::run() const {
                 static_cast<unsigned long long>(r->cycle), to_hex_bits(dp.out_fmt, fast).c_str(),
                 fast == r->d ? "(equal)" : "(DIFFERENT)");
     if (fast != r->d) rc = 1;
-    if (s.has_d)
-      std::printf("          observed d = 0x%s %s\n", to_hex_bits(cf, s.d).c_str(),
-                  s.d == r->d32 ? "(model matches)" : "(model differs: try matcore explain)");
+    if (s.has_observed)
+      std::printf("          observed d = 0x%s %s\n", to_hex_bits(cf, s.observed).c_str(),
+                  s.observed == r->d32 ? "(model matches)" : "(model differs: try matcore explain)");
   }
   std::printf("\nVCD: %s\n", vcd.c_str());
   if (!no_fst && has_program("vcd2fst")) {

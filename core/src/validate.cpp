@@ -129,11 +129,7 @@ struct Block {
 class BlockReader {
  public:
   explicit BlockReader(const std::string& path) : path_(path) {
-    struct stat st0;
-    if (::stat(path.c_str(), &st0) == 0 && S_ISDIR(st0.st_mode))
-      throw InputError(path + ": is a directory (a vector file is expected)");
-    f_ = std::fopen(path.c_str(), "rb");
-    if (!f_) throw InputError(path + ": cannot open file for reading (" + std::strerror(errno) + ")");
+    f_ = open_input(path);
     buf_.resize(1 << 22);
     struct stat st;
     if (::fstat(fileno(f_), &st) == 0) size_ = static_cast<uint64_t>(st.st_size);
@@ -184,8 +180,7 @@ class BlockReader {
       }
       ++line_;
       if (line_ == 1 && end - pos_ >= 3 && std::memcmp(base + pos_, "\xEF\xBB\xBF", 3) == 0) {
-        pending_ = path_ + ":1: line: starts with a UTF-8 byte-order mark (EF BB BF); save the file as "
-                           "plain ASCII without it";
+        pending_ = bom_error(path_);
         break;
       }
       size_t l = end - pos_;

@@ -43,13 +43,7 @@ void strip_cr(std::string& s);
 /// error, a directory or a missing file is named as such, a UTF-8 byte-order mark is refused.
 class LineReader {
  public:
-  explicit LineReader(const std::string& path) : path_(path) {
-    struct stat st;
-    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-      throw InputError(path + ": is a directory (a vector file is expected)");
-    f_ = std::fopen(path.c_str(), "rb");
-    if (!f_) throw InputError(path + ": cannot open file for reading (" + std::strerror(errno) + ")");
-  }
+  explicit LineReader(const std::string& path) : path_(path), f_(open_input(path)) {}
   ~LineReader() { std::fclose(f_); }
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;
@@ -69,9 +63,7 @@ class LineReader {
     if (std::ferror(f_)) throw InputError(path_ + ": read error (" + std::strerror(errno) + ")");
     if (!any) return false;
     ++ln_;
-    if (ln_ == 1 && line.compare(0, 3, "\xEF\xBB\xBF") == 0)
-      throw InputError(path_ + ":1: line: starts with a UTF-8 byte-order mark (EF BB BF); save the "
-                       "file as plain ASCII without it");
+    if (ln_ == 1 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) throw InputError(bom_error(path_));
     strip_cr(line);
     return true;
   }
@@ -88,6 +80,20 @@ void strip_cr(std::string& s) {
 }
 
 }  // namespace
+
+std::FILE* open_input(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw InputError(path + ": is a directory (a vector file is expected)");
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw InputError(path + ": cannot open file for reading (" + std::strerror(errno) + ")");
+  return f;
+}
+
+std::string bom_error(const std::string& path) {
+  return path + ":1: line: starts with a UTF-8 byte-order mark (EF BB BF); save the file as plain "
+                "ASCII without it";
+}
 
 int native_digits(const Format& f) {
   const int w = f.width();

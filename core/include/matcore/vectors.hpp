@@ -12,6 +12,7 @@
 //   Lines starting with '#' are comments (provenance headers); blank lines are not allowed.
 #pragma once
 #include <cstdint>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -44,6 +45,12 @@ AbForm ab_form(const Format& f, size_t first_value_digits);
 /// a file is refused with an InputError instead of exhausting memory.
 constexpr size_t kMaxLineBytes = size_t{1} << 25;
 constexpr int kMaxK = 1 << 20;
+
+/// Opens a vector file for reading; InputError "PATH: is a directory ..." or "PATH: cannot open
+/// file for reading (reason)". Every reader of vector files opens them through this.
+std::FILE* open_input(const std::string& path);
+/// The error for a file that starts with a UTF-8 byte-order mark.
+std::string bom_error(const std::string& path);
 
 struct AbFile {
   int K = 0;
