@@ -32,13 +32,13 @@ int strict_int(const std::string& text, int lo, int hi, const std::string& file,
                const std::string& field) {
   const std::string range = " (an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "] expected)";
   if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
-    fail(file, line, field, "'" + text + "' is not a number" + range);
+    fail(file, line, field, "'" + excerpt(text) + "' is not a number" + range);
   long long v = 0;
   for (char ch : text) {
     v = v * 10 + (ch - '0');
-    if (v > hi) fail(file, line, field, "'" + text + "' is out of range" + range);
+    if (v > hi) fail(file, line, field, "'" + excerpt(text) + "' is out of range" + range);
   }
-  if (v < lo) fail(file, line, field, "'" + text + "' is out of range" + range);
+  if (v < lo) fail(file, line, field, "'" + excerpt(text) + "' is out of range" + range);
   return static_cast<int>(v);
 }
 
@@ -168,7 +168,7 @@ std::vector<TableCase> read_table(const std::string& path) {
       std::string kw;
       while (ss >> kw) {
         if (kw.rfind("k=", 0) == 0) k = strict_int(kw.substr(2), 1, 65536, path, ln, "k");
-        else fail(path, ln, "context", "unknown word '" + kw + "'");
+        else fail(path, ln, "context", "unknown word '" + excerpt(kw) + "'");
       }
       // every preset must have the type (run_case looks them up)
       for (const std::string& a : presets) {
@@ -253,7 +253,7 @@ void build_operands(const TableCase& tc, const Datapath& dp, std::vector<uint64_
     }
     if (!split_product(dp.a_fmt, dp.b_fmt, pv, a[x.first - 1], b[x.first - 1]))
       fail(tc.file, tc.line, "p" + std::to_string(x.first),
-           "'" + x.second + "' is not a product of a " + dp.a_fmt.name + " and a " + dp.b_fmt.name + " value");
+           "'" + excerpt(x.second) + "' is not a product of a " + dp.a_fmt.name + " and a " + dp.b_fmt.name + " value");
   }
   const Format& cf = dp.out_fmt == kBinary64 ? kBinary64 : kBinary32;
   c = value_in(cf, tc.c, where + ": c");
