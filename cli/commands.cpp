@@ -17,6 +17,7 @@
 #include "matcore/instructions.hpp"
 #include "matcore/model.hpp"
 #include "matcore/output.hpp"
+#include "matcore/plan.hpp"
 #include "matcore/presets.hpp"
 #include "matcore/sample.hpp"
 #include "matcore/stats.hpp"
@@ -92,7 +93,8 @@ struct DotCmd {
     const uint64_t d = dot(dp, op.a.data(), op.b.data(), static_cast<int>(op.a.size()), op.c,
                            trace ? &t : nullptr);
     if (trace) {
-      std::printf("preset %s: n_fma=%d, %zu products\n", dp.name().c_str(), dp.n_fma, op.a.size());
+      std::printf("preset %s: n_fma=%d, %zu products\npipeline: %s\n", dp.name().c_str(), dp.n_fma,
+                  op.a.size(), plan_diagram(dp).c_str());
       for (const auto& r : t.rows) std::printf("  %-24s %s\n", r.first.c_str(), r.second.c_str());
     }
     std::printf("d = 0x%s  %s\n", hex(dp.out_fmt, d).c_str(), to_decimal(dp.out_fmt, d).c_str());

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "matcore/model.hpp"
+#include "matcore/plan.hpp"
 #include "matcore/presets.hpp"
 #include "matcore/vectors.hpp"
 
@@ -157,4 +158,27 @@ TEST(Presets, LookupErrorsListTheChoices) {
 TEST(Presets, EveryPresetIsConsistent) {
   for (const Datapath& d : all_presets()) EXPECT_NO_THROW(validate_datapath(d)) << d.name();
   EXPECT_EQ(arch_names().size(), 14u);
+}
+
+// The pipeline of each family, as the paper draws it: CDNA1 one exact sum (section 4.1);
+// CDNA2 fp16 a pairwise tree of four products fl(fl(p1+p2)+fl(p3+p4)) then fl(c + tree), bf16 of
+// two (4.2); CDNA3 fused with c added late, fp8 summing odd and even products apart (4.3);
+// NVIDIA fused with c in the sum, the fp8 mma.sync of Hopper adding c after the groups
+// (shared/spec/nvidia-tensor-cores.md); binary16 results widened for the d files.
+TEST(Plan, StagesOfEachFamily) {
+  using mc::find_preset;
+  using mc::plan_diagram;
+  EXPECT_EQ(plan_diagram(find_preset("mi100", "fp16")), "issue -> multiplier -> adder -> rounder");
+  EXPECT_EQ(plan_diagram(find_preset("mi250", "fp16")),
+            "issue -> multiplier -> adder_l0 -> adder_l1 -> cadd -> rounder");
+  EXPECT_EQ(plan_diagram(find_preset("mi250", "bf16")), "issue -> multiplier -> adder_l0 -> cadd -> rounder");
+  EXPECT_EQ(plan_diagram(find_preset("mi300x", "fp16")),
+            "issue -> multiplier -> aligner -> adder -> cadd -> normaliser -> rounder");
+  EXPECT_EQ(plan_diagram(find_preset("mi300x", "e4m3fnuz")),
+            "issue -> multiplier -> aligner -> adder -> oddeven -> cadd -> normaliser -> rounder");
+  EXPECT_EQ(plan_diagram(find_preset("a100", "fp16")), "issue -> multiplier -> aligner -> adder -> rounder");
+  EXPECT_EQ(plan_diagram(find_preset("h100", "e4m3", "", "mma.sync")),
+            "issue -> multiplier -> aligner -> adder -> rounder -> cfinal");
+  EXPECT_EQ(plan_diagram(find_preset("h100", "fp16", "fp16")),
+            "issue -> multiplier -> aligner -> adder -> rounder -> outconv");
 }

@@ -18,7 +18,6 @@ std::string hexu(uint64_t v) { return "0x" + to_hex(v); }
 /// overflowed products, c) reach the tree: each fl() resolves the specials of its two terms, so
 /// a pair rounded to Inf on overflow meets the other terms like an Inf input (Inf - Inf = NaN).
 uint64_t pairwise(const Datapath& dp, Product* p, int n, const Product& c, Trace* tr) {
-  const RoundOpts o = out_opts(dp);
   Product level[kMaxGroup];
   int m = n;
   for (int i = 0; i < m; ++i) level[i] = p[i];
@@ -26,24 +25,15 @@ uint64_t pairwise(const Datapath& dp, Product* p, int n, const Product& c, Trace
   while (m > 1) {
     int k = 0;
     for (int i = 0; i + 1 < m; i += 2) {
-      Product two[2] = {level[i], level[i + 1]};
-      const SpecialKind sk = resolve_specials(two, 2);
-      uint64_t bits;
-      if (sk != SpecialKind::None) bits = special_bits(dp, sk);
-      else bits = exact_sum_round(two, 2, dp.out_fmt, o, zero_sum_sign(dp, two, 2));
-      if (tr) tr->add("adder.pair" + std::to_string(depth) + "_" + std::to_string(k), hexu(bits));
-      Product r = addend(decode(dp.out_fmt, bits));
-      if (sk == SpecialKind::Invalid) r.invalid = true;
-      level[k++] = r;
+      const PairSum ps = pair_sum(dp, level[i], level[i + 1]);
+      if (tr) tr->add("adder.pair" + std::to_string(depth) + "_" + std::to_string(k), hexu(ps.bits));
+      level[k++] = ps.sum;
     }
     if (m & 1) level[k++] = level[m - 1];
     m = k;
     ++depth;
   }
-  Product two[2] = {c, level[0]};
-  const SpecialKind sk = resolve_specials(two, 2);
-  if (sk != SpecialKind::None) return special_bits(dp, sk);
-  return exact_sum_round(two, 2, dp.out_fmt, o, zero_sum_sign(dp, two, 2));
+  return pair_sum(dp, c, level[0]).bits;  // fl(c + tree)
 }
 
 /// Sum of the aligned products of one set (all, or odd/even) at their own e_max.
@@ -108,19 +98,10 @@ uint64_t fused(const Datapath& dp, Product* all, int n, Trace* tr) {
   // Late c (Algorithms 1 and 2).
   Fixed sum;
   if (dp.interleave == 2) {
-    const Fixed so = product_sum(dp, p, n, 2, 0, dp.emin_lim, tr, ".odd");
-    const Fixed se = product_sum(dp, p, n, 2, 1, dp.emin_lim, tr, ".even");
-    int e = so.exp;
-    if (se.exp != kNone && (e == kNone || se.exp > e)) e = se.exp;
-    sum = Fixed{0, e, dp.partial_frac};
-    if (e != kNone) {
-      Fixed a = so.exp == kNone ? Fixed{0, e, dp.partial_frac}
-                                : shift_to(so, e, dp.partial_frac, AlignRound::RD);
-      Fixed b = se.exp == kNone ? Fixed{0, e, dp.partial_frac}
-                                : shift_to(se, e, dp.partial_frac, AlignRound::RD);
-      sum.v = a.v + b.v;
-    }
-    if (tr) tr->add("adder.s_sum", e == kNone ? "0" : render(sum));
+    const Fixed so = product_sum(dp, p, n, 2, 0, dp.emin_lim, tr, "_odd");
+    const Fixed se = product_sum(dp, p, n, 2, 1, dp.emin_lim, tr, "_even");
+    sum = combine_odd_even(so, se, dp.partial_frac);
+    if (tr) tr->add("adder.s_sum", sum.exp == kNone ? "0" : render(sum));
   } else {
     sum = product_sum(dp, p, n, 1, 0, dp.emin_lim, tr, "");
   }
@@ -144,7 +125,7 @@ uint64_t fused(const Datapath& dp, Product* all, int n, Trace* tr) {
     tr->add("cadd.e_c", std::to_string(e_c));
     tr->add("cadd.branch", ca.c_shifted ? "c_shifted" : "sum_shifted");
     tr->add("cadd.c_dropped", ca.c_dropped ? "1" : "0");
-    tr->add("cadd.sticky", ca.sticky ? "1" : "0");
+    tr->add("normaliser.sticky", ca.sticky ? "1" : "0");  // c alignment and normalisation
     tr->add(ca.normalised ? "normaliser.s_acc" : "cadd.s_acc", render(ca.acc));
   }
   return round_fixed(ca.acc, dp.out_fmt, o, zs);
@@ -172,8 +153,7 @@ uint64_t dot_group(const Datapath& dp, const uint64_t* a, const uint64_t* b, int
     const Unpacked ub = decode_operand(dp.b_fmt, b[i], dp.sub_in);
     p[i] = multiply(ua, ub, mc);
     if (tr) {
-      const std::string k = "[" + std::to_string(i) + "]";
-      tr->add("multiplier.p" + k,
+      tr->add("multiplier.p" + std::to_string(i),
               p[i].cls == Class::Normal
                   ? std::string(p[i].sign ? "-" : "+") + "0x" + to_hex(p[i].sig) + " frac=" +
                         std::to_string(p[i].frac) + " exp=" + std::to_string(p[i].exp)
@@ -183,7 +163,7 @@ uint64_t dot_group(const Datapath& dp, const uint64_t* a, const uint64_t* b, int
   }
   all[n] = addend(decode_operand(dp.out_fmt, c, dp.sub_in));
   const Product& cp = all[n];
-  if (tr) tr->add("cadd.c", describe(dp.out_fmt, c));
+  if (tr) tr->add("multiplier.c", describe(dp.out_fmt, c));
   // An infinity among the terms of a pairwise tree is left to the tree (special_at_inputs).
   const SpecialKind sk = resolve_specials(all, n + 1);
   uint64_t r;
@@ -237,15 +217,7 @@ uint64_t dot(const Datapath& dp, const uint64_t* a, const uint64_t* b, int K, ui
     if (K == 0) break;
   }
   if (dp.c_final_add) {
-    // d = fl(acc + c): an IEEE two-term addition in the output format.
-    Product two[2] = {addend(decode(dp.out_fmt, acc)), addend(decode_operand(dp.out_fmt, c, dp.sub_in))};
-    const SpecialKind sk = resolve_specials(two, 2);
-    if (sk != SpecialKind::None) {
-      acc = special_bits(dp, sk);
-    } else {
-      const RoundOpts o{dp.c_final_round, dp.sub_out, -1, false};
-      acc = exact_sum_round(two, 2, dp.out_fmt, o, zero_sum_sign(dp, two, 2));
-    }
+    acc = add_c_final(dp, acc, c);  // d = fl(acc + c): an IEEE two-term addition in out_fmt
     if (tr) tr->add("cfinal.d", describe(dp.out_fmt, acc));
   }
   return acc;

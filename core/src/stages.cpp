@@ -142,4 +142,34 @@ uint64_t exact_sum_round(const Product* t, int n, const Format& out, const Round
   return round_to_format(out, e, o);
 }
 
+Fixed combine_odd_even(const Fixed& odd, const Fixed& even, int partial_frac) {
+  int e = odd.exp;
+  if (even.exp != kNone && (e == kNone || even.exp > e)) e = even.exp;
+  Fixed sum{0, e, partial_frac};
+  if (e == kNone) return sum;
+  const Fixed a = odd.exp == kNone ? Fixed{0, e, partial_frac} : shift_to(odd, e, partial_frac, AlignRound::RD);
+  const Fixed b = even.exp == kNone ? Fixed{0, e, partial_frac} : shift_to(even, e, partial_frac, AlignRound::RD);
+  sum.v = a.v + b.v;
+  return sum;
+}
+
+PairSum pair_sum(const Datapath& dp, const Product& p, const Product& q) {
+  Product two[2] = {p, q};
+  const SpecialKind sk = resolve_specials(two, 2);
+  PairSum r;
+  r.bits = sk != SpecialKind::None ? special_bits(dp, sk)
+                                   : exact_sum_round(two, 2, dp.out_fmt, out_opts(dp), zero_sum_sign(dp, two, 2));
+  r.sum = addend(decode(dp.out_fmt, r.bits));
+  if (sk == SpecialKind::Invalid) r.sum.invalid = true;
+  return r;
+}
+
+uint64_t add_c_final(const Datapath& dp, uint64_t acc, uint64_t c) {
+  Product two[2] = {addend(decode(dp.out_fmt, acc)), addend(decode_operand(dp.out_fmt, c, dp.sub_in))};
+  const SpecialKind sk = resolve_specials(two, 2);
+  if (sk != SpecialKind::None) return special_bits(dp, sk);
+  const RoundOpts o{dp.c_final_round, dp.sub_out, -1, false};
+  return exact_sum_round(two, 2, dp.out_fmt, o, zero_sum_sign(dp, two, 2));
+}
+
 }  // namespace mc

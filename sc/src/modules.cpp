@@ -119,17 +119,8 @@ void AdderTree::compute(const Ctl&, const AlignBus& x, AccBus& y) {
 // ------------------------------------------------------------------------------ odd-even
 void OddEven::compute(const Ctl&, const AccBus& x, AccBus& y) {
   y = x;
-  const Fixed &so = x.odd, &se = x.even;
-  const int pf = dp_.partial_frac;
-  int e = so.exp;
-  if (se.exp != kNone && (e == kNone || se.exp > e)) e = se.exp;
-  y.s = Fixed{0, e, pf};
-  if (e != kNone) {
-    const Fixed a = so.exp == kNone ? Fixed{0, e, pf} : shift_to(so, e, pf, AlignRound::RD);
-    const Fixed b = se.exp == kNone ? Fixed{0, e, pf} : shift_to(se, e, pf, AlignRound::RD);
-    y.s.v = a.v + b.v;
-  }
-  y.mode = e == kNone ? AccMode::Zero : AccMode::Fixed;
+  y.s = combine_odd_even(x.odd, x.even, dp_.partial_frac);
+  y.mode = y.s.exp == kNone ? AccMode::Zero : AccMode::Fixed;
 }
 
 // ---------------------------------------------------------------------------- c-aligner
@@ -188,18 +179,11 @@ void PairLevel::compute(const Ctl&, const ProductBus& x, ProductBus& y) {
   y = x;
   y.pairs = 0;
   if (x.m <= 1) return;  // a short group needs fewer levels: pass through
-  const RoundOpts o = out_opts(dp_);
   int k = 0;
   for (int i = 0; i + 1 < x.m; i += 2) {
-    Product two[2] = {x.p[i], x.p[i + 1]};
-    const SpecialKind sk = resolve_specials(two, 2);
-    const uint64_t bits = sk != SpecialKind::None
-                              ? special_bits(dp_, sk)
-                              : exact_sum_round(two, 2, dp_.out_fmt, o, zero_sum_sign(dp_, two, 2));
-    Product r = addend(decode(dp_.out_fmt, bits));
-    if (sk == SpecialKind::Invalid) r.invalid = true;
-    y.pair_bits[k] = bits;
-    y.p[k++] = r;
+    const PairSum ps = pair_sum(dp_, x.p[i], x.p[i + 1]);
+    y.pair_bits[k] = ps.bits;
+    y.p[k++] = ps.sum;
   }
   y.pairs = k;
   if (x.m & 1) y.p[k++] = x.p[x.m - 1];
@@ -245,16 +229,7 @@ void Rounder::compute(const Ctl& c, const AccBus& x, ResultBus& y) {
 void CFinal::compute(const Ctl& c, const ResultBus& x, ResultBus& y) {
   y = x;
   if (!c.last) return;  // intermediate group: its result is the next group's c
-  Product two[2] = {addend(decode(dp_.out_fmt, x.d)),
-                    addend(decode_operand(dp_.out_fmt, c.c0, dp_.sub_in))};
-  const SpecialKind sk = resolve_specials(two, 2);
-  if (sk != SpecialKind::None) {
-    y.d = special_bits(dp_, sk);
-  } else {
-    const RoundOpts o{dp_.c_final_round, dp_.sub_out, -1, false};
-    y.d = exact_sum_round(two, 2, dp_.out_fmt, o, zero_sum_sign(dp_, two, 2));
-  }
-  y.d32 = y.d;
+  y.d = y.d32 = add_c_final(dp_, x.d, c.c0);
 }
 
 // ---------------------------------------------------------------------- output converter

@@ -66,6 +66,8 @@ sc_signal<Out>* DatapathTop::add(const std::string& name, StageKind kind, sc_sig
 }
 
 void DatapathTop::build() {
+  using mc::PlannedStage;
+  using mc::plan;
   auto* ctl0 = new sc_signal<Ctl>("issue_ctl");
   auto* op0 = new sc_signal<OperandBus>("issue_q");
   issue_ = new Issue("issue", dp_, 1);
@@ -79,38 +81,38 @@ void DatapathTop::build() {
   views_.push_back(View{"issue", StageKind::Issue, 0, ctl0, op0});
   ctl_cur_ = ctl0;
 
-  mul_out_ = add<Multiplier, OperandBus, ProductBus>("multiplier", StageKind::Multiplier, op0);
+  // One module per stage of the core plan (matcore/plan.hpp), each consuming the bus its
+  // predecessor drives.
+  sc_signal<AlignBus>* al = nullptr;
   sc_signal<AccBus>* acc = nullptr;
-  switch (dp_.adder) {
-    case AdderKind::Exact:
-      acc = add<ExactAdder, ProductBus, AccBus>("adder", StageKind::Exact, mul_out_);
-      break;
-    case AdderKind::Pairwise: {
-      sc_signal<ProductBus>* t = mul_out_;
-      for (int d = 0; (1 << d) < dp_.n_fma; ++d)
-        t = add<PairLevel, ProductBus, ProductBus>("adder_l" + std::to_string(d), StageKind::PairLevel, t, d);
-      acc = add<PairCAdd, ProductBus, AccBus>("cadd", StageKind::PairCAdd, t);
-      break;
-    }
-    case AdderKind::Fused:
-    default: {
-      auto* al = add<Aligner, ProductBus, AlignBus>("aligner", StageKind::Aligner, mul_out_);
-      acc = add<AdderTree, AlignBus, AccBus>("adder", StageKind::Adder, al);
-      if (dp_.late_c) {
-        if (dp_.interleave == 2) acc = add<OddEven, AccBus, AccBus>("oddeven", StageKind::OddEven, acc);
-        acc = add<CAligner, AccBus, AccBus>("cadd", StageKind::CAdd, acc);
-        acc = add<Normaliser, AccBus, AccBus>("normaliser", StageKind::Normaliser, acc);
-      }
-      break;
+  sc_signal<ResultBus>* res = nullptr;
+  sc_signal<ProductBus>* prod = nullptr;
+  for (const PlannedStage& st : plan(dp_)) {
+    switch (st.kind) {
+      case StageKind::Issue: break;  // built above: it closes the loops of the pipeline
+      case StageKind::Multiplier:
+        prod = mul_out_ = add<Multiplier, OperandBus, ProductBus>(st.name, st.kind, op0);
+        break;
+      case StageKind::Exact: acc = add<ExactAdder, ProductBus, AccBus>(st.name, st.kind, prod); break;
+      case StageKind::PairLevel:
+        prod = add<PairLevel, ProductBus, ProductBus>(st.name, st.kind, prod, st.level);
+        break;
+      case StageKind::PairCAdd: acc = add<PairCAdd, ProductBus, AccBus>(st.name, st.kind, prod); break;
+      case StageKind::Aligner: al = add<Aligner, ProductBus, AlignBus>(st.name, st.kind, prod); break;
+      case StageKind::Adder: acc = add<AdderTree, AlignBus, AccBus>(st.name, st.kind, al); break;
+      case StageKind::OddEven: acc = add<OddEven, AccBus, AccBus>(st.name, st.kind, acc); break;
+      case StageKind::CAdd: acc = add<CAligner, AccBus, AccBus>(st.name, st.kind, acc); break;
+      case StageKind::Normaliser: acc = add<Normaliser, AccBus, AccBus>(st.name, st.kind, acc); break;
+      case StageKind::Rounder:
+        res = add<Rounder, AccBus, ResultBus>(st.name, st.kind, acc);
+        rounder_ = static_cast<int>(names_.size()) - 1;
+        issue_->fb_ctl(*ctl_cur_);  // the next group of a sample starts from the rounded d
+        issue_->fb_res(*res);
+        break;
+      case StageKind::CFinal: res = add<CFinal, ResultBus, ResultBus>(st.name, st.kind, res); break;
+      case StageKind::OutConv: res = add<OutConv, ResultBus, ResultBus>(st.name, st.kind, res); break;
     }
   }
-  sc_signal<ResultBus>* res = add<Rounder, AccBus, ResultBus>("rounder", StageKind::Rounder, acc);
-  rounder_ = static_cast<int>(names_.size()) - 1;
-  issue_->fb_ctl(*ctl_cur_);
-  issue_->fb_res(*res);
-  if (dp_.c_final_add) res = add<CFinal, ResultBus, ResultBus>("cfinal", StageKind::CFinal, res);
-  if (!(dp_.out_fmt == kBinary32) && !(dp_.out_fmt == kBinary64))
-    res = add<OutConv, ResultBus, ResultBus>("outconv", StageKind::OutConv, res);
   issue_->fin_ctl(*ctl_cur_);
   issue_->fin_res(*res);
   // a sample lives from its launch to its last stage: this many in flight keep one group
@@ -547,7 +549,7 @@ void DatapathTop::describe(std::ostream& os, const View& v, const Ctl& c) {
       const AccBus& x = sig<AccBus>(v.data).read();
       seen_acc_[c.seq] = x;
       if (dp_.late_c && dp_.interleave == 2)
-        os << ind << "s_sum.odd  = " << fixed_str(x.odd) << "\n" << ind << "s_sum.even = " << fixed_str(x.even) << "\n";
+        os << ind << "s_sum_odd  = " << fixed_str(x.odd) << "\n" << ind << "s_sum_even = " << fixed_str(x.even) << "\n";
       else
         os << ind << (dp_.late_c ? "s_sum = " : "s_acc = ") << fixed_str(x.s) << "\n";
       break;

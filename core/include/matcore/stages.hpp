@@ -121,6 +121,32 @@ inline Aligned align_term(const Product& t, int e_ref, int frac, AlignRound mode
 inline Fixed shift_to(const Fixed& x, int e_ref, int frac, AlignRound mode, bool* sticky = nullptr);
 
 // ---------------------------------------------------------------------------------------------
+// Stage 4b: odd-even combine (CDNA3 fp8/bf8, interleave 2).
+//   Contract: the odd and the even products were summed apart, each at its own e_max
+//   (adder.s_sum_odd, adder.s_sum_even); both are shifted to e = max of the two and cut to
+//   `partial_frac` fraction bits by round-down (floor), then added exactly. kNone exponents
+//   (no finite nonzero term) count as 0; both kNone gives Fixed{0, kNone, partial_frac}.
+//
+//      s_sum_odd:   1x.xxxxxxxxxxxxxxxxxxxxxx  x 2^e_odd          (e = e_odd >= e_even)
+//      s_sum_even:  00.0001xxxxxxxxxxxxx|xxxx  x 2^e   floor to partial_frac bits
+//      adder.s_sum = odd + even (partial_frac fraction bits at e)
+Fixed combine_odd_even(const Fixed& odd, const Fixed& even, int partial_frac);
+
+// Stage 4c: one pair of the pairwise tree (CDNA2): fl(p + q) in out_fmt.
+//   Contract: NaN and Inf-Inf among the two give the datapath's NaN (special_bits), one
+//   infinity gives it; otherwise the exact sum of the two is rounded once to out_fmt with the
+//   datapath's rounding and subnormal handling (an overflow becomes +-Inf or +-max per the
+//   rounding). `bits` is the rounded value (adder.pair<level>_<k>), `sum` the same value as a
+//   term of the next level; an invalid NaN keeps its flag so that d is the invalid NaN.
+//
+//      p:  1.xxxxxxxxxx x 2^ep    q: 1.xxxxxxx x 2^eq   ->  exact p + q  ->  round to out_fmt
+struct PairSum {
+  uint64_t bits = 0;
+  Product sum;
+};
+PairSum pair_sum(const Datapath& dp, const Product& p, const Product& q);
+
+// ---------------------------------------------------------------------------------------------
 // Stage 5: c-aligner with round-down (late c; Algorithms 1 and 2 of the paper).
 //
 //   e_max >= e_c:  s_c' = RD(s_c >> (e_max - e_c)) at c_frac bits   (dropped if gap > c_drop_gap)
@@ -153,6 +179,12 @@ Fixed normalise_rd(const Fixed& x, int emin, int frac, bool* sticky = nullptr);
 // Stage 7: rounder. Contract: the fixed-point value rounded to the output format (mode,
 // FTZ, reduced precision, overflow policy); an exact zero gets the sign `zero_sign`.
 uint64_t round_fixed(const Fixed& x, const Format& out, const RoundOpts& o, bool zero_sign);
+
+// Stage 8: final c addition (NVIDIA c_final_add: the fp8 mma.sync of Hopper, fp16 output).
+//   Contract: d = fl(acc + c) in out_fmt, rounded once with c_final_round and the datapath's
+//   subnormal output; acc is the rounded result of the groups (out_fmt bits), c is taken with
+//   the datapath's subnormal input rule. NaN / Inf-Inf give the datapath's NaN (cfinal.d).
+uint64_t add_c_final(const Datapath& dp, uint64_t acc, uint64_t c);
 
 /// Exact adder: the exact sum of n finite terms, rounded once (Kulisch accumulator).
 /// Non-finite terms must have been resolved before.

@@ -27,15 +27,13 @@
 #include <vector>
 
 #include "matcore/datapath.hpp"
+#include "matcore/plan.hpp"
 #include "matcore_sc/buses.hpp"
 #include "matcore_sc/modules.hpp"
 
 namespace mcsc {
 
-enum class StageKind : uint8_t {
-  Issue, Multiplier, Aligner, Adder, OddEven, CAdd, Normaliser, Exact, PairLevel, PairCAdd,
-  Rounder, CFinal, OutConv
-};
+using mc::StageKind;  // the stage kinds of the core plan (matcore/plan.hpp)
 
 struct TopOptions {
   sc_core::sc_trace_file* vcd = nullptr;  ///< trace every stage signal (probes) into this file
