@@ -10,6 +10,8 @@
 #include <map>
 #include <set>
 
+#include "matcore/cli.hpp"
+#include "matcore/output.hpp"
 #include "matcore/vectors.hpp"
 
 namespace mcc {
@@ -248,24 +250,21 @@ std::string host_name() {
   return buf;
 }
 
-void usage(const Backend& be, std::FILE* f) {
-  std::fprintf(f,
-               "%s: runs %s matrix instructions on samples in matcore's vector format\n"
-               "\n"
-               "usage:\n"
-               "  %s --list                    instructions this binary has (no GPU needed)\n"
-               "  %s --info [--device N]       the GPU, and which instructions it runs\n"
-               "  %s --self-test [--instr NAME] [--device N]\n"
-               "        every (or one) instruction on an exact integer tile: checks the layouts\n"
-               "  %s --instr NAME --a A --b B --c C --d D [--device N]\n"
-               "        self-test NAME, then run one dot product per sample (K = the instruction's k)\n"
-               "        and write D with a provenance header ('#' lines)\n"
-               "\n"
-               "exit status: 0 ok, 1 self-test failed (wrong layout: no d written), 2 bad usage or\n"
-               "input, 3 no %s GPU or driver on this machine, 4 the GPU (or this binary) lacks the\n"
-               "instruction, 5 a runtime call failed\n",
-               be.program(), be.vendor(), be.program(), be.program(), be.program(), be.program(),
-               be.vendor());
+/// The usage lines and exit statuses, shown at the end of --help.
+std::string usage_footer(const Backend& be) {
+  const std::string p = be.program();
+  return "\nusage:\n"
+         "  " + p + " --list                    instructions this binary has (no GPU needed)\n"
+         "  " + p + " --info [--device N]       the GPU, and which instructions it runs\n"
+         "  " + p + " --self-test [--instr NAME] [--device N]\n"
+         "        every (or one) instruction on an exact integer tile: checks the layouts\n"
+         "  " + p + " --instr NAME --a A --b B --c C --d D [--device N]\n"
+         "        self-test NAME, then run one dot product per sample (K = the instruction's k)\n"
+         "        and write D with a provenance header ('#' lines); D appears only when complete\n"
+         "\n"
+         "exit status: 0 ok, 1 self-test failed (wrong layout: no d written), 2 bad usage or\n"
+         "input, 3 no " + be.vendor() + " GPU or driver on this machine, 4 the GPU (or this binary) lacks the\n"
+         "instruction, 5 a runtime call failed\n";
 }
 
 const Instr& find(const Backend& be, const std::string& name) {
@@ -287,46 +286,49 @@ std::string shape(const Instr& in) {
 }
 
 int run(Backend& be, int argc, char** argv) {
-  static const std::set<std::string> flags = {"list", "info", "self-test", "help"};
-  static const std::set<std::string> valued = {"instr", "a", "b", "c", "d", "device"};
+  // The command line on CLI11, as matcore's (typed values, stray words and unknown options
+  // refused, --flag=value); errors are UsageError (exit 2).
+  CLI::App app(std::string(be.program()) + ": runs " + be.vendor() +
+                   " matrix instructions on samples in matcore's vector format",
+               be.program());
+  bool list = false, info = false, selftest = false;
   std::map<std::string, std::string> opt;
-  for (int i = 1; i < argc; ++i) {
-    const std::string s = std::strcmp(argv[i], "-h") ? argv[i] : "--help";
-    if (s.rfind("--", 0) != 0) throw UsageError("unexpected argument '" + s + "'");
-    const std::string k = s.substr(2);
-    if (flags.count(k)) {
-      opt[k] = "1";
-    } else if (valued.count(k)) {
-      if (i + 1 >= argc) throw UsageError("--" + k + " needs a value");
-      opt[k] = argv[++i];
-    } else {
-      throw UsageError("unknown option --" + k);
-    }
+  int dev = 0;
+  app.add_flag("--list", list, "the instructions this binary has (no GPU needed)");
+  app.add_flag("--info", info, "the GPU, and which instructions it runs");
+  app.add_flag("--self-test", selftest, "every (or one) instruction on an exact integer tile");
+  for (const char* k : {"instr", "a", "b", "c", "d"})
+    app.add_option(std::string("--") + k, opt[k], std::string(k) == "instr" ? "instruction name (see --list)"
+                                                  : std::string(k) == "d" ? "output d file"
+                                                                          : std::string(k) + " file")
+        ->check(mc::cli::kNotAnOption);
+  app.add_option("--device", dev, "device index (default 0)")->check(mc::cli::int_range(0, 1024));
+  app.footer(usage_footer(be));
+  if (argc < 2) {
+    std::fputs(app.help().c_str(), stderr);
+    return kExitUsage;
   }
-  auto has = [&](const char* k) { return opt.count(k) != 0; };
-  if (has("help") || opt.empty()) {
-    usage(be, opt.empty() ? stderr : stdout);
-    return opt.empty() ? kExitUsage : kExitOk;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(app.help().c_str(), stdout);
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(e.what());
   }
-  if (has("list")) {
+  auto has = [&](const char* k) { return !opt[k].empty(); };
+  if (list) {
     for (const Instr& in : be.instructions())
       std::printf("%-34s %-9s %-9s -> %-5s %-20s %s  [%s]\n", in.name.c_str(), to_string(in.a),
                   to_string(in.b), to_string(in.out), shape(in).c_str(), in.impl.c_str(), in.note.c_str());
     return kExitOk;
   }
-  const bool selftest = has("self-test"), info = has("info");
   if (!selftest && !info) {
     for (const char* k : {"instr", "a", "b", "c", "d"})
       if (!has(k)) throw UsageError(std::string("missing --") + k + " (see --help)");
+    mc::check_not_input(opt["d"], "--d", {opt["a"], opt["b"], opt["c"]});
   }
   const Instr* chosen = has("instr") ? &find(be, opt["instr"]) : nullptr;
-  int dev = 0;
-  if (has("device")) {
-    char* end = nullptr;
-    const long v = std::strtol(opt["device"].c_str(), &end, 10);
-    if (*end || v < 0 || v > 1024) throw UsageError("--device must be a device index");
-    dev = static_cast<int>(v);
-  }
 
   const DeviceInfo di = be.open(dev);
   std::fprintf(stderr, "%s: %s (%s), runtime %s, driver %s\n", be.program(), di.name.c_str(),

@@ -104,6 +104,12 @@ program)
   check "unknown instruction: exit 2" test $st = 2
   "$bin" --bogus > /dev/null 2>&1; st=$?
   check "unknown option: exit 2" test $st = 2
+  msg=$("$bin" --instr x --a --b b 2>&1); st=$?
+  check "an option as a value: exit 2, said clearly" test $st = 2 -a -n "$(printf '%s' "$msg" | grep 'needs a value')"
+  msg=$("$bin" --instr x --a a --b b --c c --d a 2>&1); st=$?
+  check "an output that is also an input: exit 2" test $st = 2 -a -n "$(printf '%s' "$msg" | grep 'is also an input')"
+  "$bin" --help > /dev/null 2>&1; st=$?
+  check "--help: exit 0" test $st = 0
   ;;
 
 # --------------------------------------------------------------------------- codegen-amd
