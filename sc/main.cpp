@@ -148,25 +148,10 @@ struct TraceCmd {
 int TraceCmd::run() const {
   const Datapath dp = dpa.resolve();
   const Format& cf = dp.out_fmt == kBinary64 ? kBinary64 : kBinary32;
-  std::vector<ExplainSample> samples;  // observed d: from DIR/d.txt when it exists
-  if (!file.empty()) {
-    if (!a.empty() || !b.empty()) throw UsageError("give --file or --a/--b/--c, not both");
-    std::vector<uint64_t> idx;
-    for (const std::string& t : split_commas(this->samples))
-      idx.push_back(static_cast<uint64_t>(cli::to_int("--samples", t, 0, (1LL << 62))));
-    std::vector<std::string> notes;
-    samples = load_dir_samples(dp, file, idx, false, &notes);
-    for (const std::string& n : notes) std::fprintf(stderr, "note: %s\n", n.c_str());
-  } else {
-    if (a.empty() || b.empty()) throw UsageError("give --a and --b (or --file DIR)");
-    const TextOperands op = parse_text_operands(dp, a, b, c);
-    for (const std::string& n : op.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
-    ExplainSample sm;
-    sm.a = op.a;
-    sm.b = op.b;
-    sm.c = op.c;
-    samples.push_back(sm);
-  }
+  if (!file.empty() && (!a.empty() || !b.empty())) throw UsageError("give --file or --a/--b/--c, not both");
+  if (file.empty() && (a.empty() || b.empty())) throw UsageError("give --a and --b (or --file DIR)");
+  // observed d: from DIR/d.txt when it exists
+  const std::vector<ExplainSample> samples = command_line_samples(dp, file, this->samples, false, a, b, c);
 
   const std::string vcd = !this->vcd.empty() ? this->vcd
                                               : "run/trace-" + sanitize(dp.arch) + "-" + sanitize(dp.type) + ".vcd";

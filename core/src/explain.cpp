@@ -287,6 +287,30 @@ std::vector<ExplainSample> load_dir_samples(const Datapath& dp, const std::strin
   return out;
 }
 
+std::vector<ExplainSample> command_line_samples(const Datapath& dp, const std::string& file,
+                                                const std::string& samples, bool need_d,
+                                                const std::string& a, const std::string& b,
+                                                const std::string& c) {
+  std::vector<std::string> notes;
+  std::vector<ExplainSample> list;
+  if (!file.empty()) {
+    std::vector<uint64_t> idx;
+    for (const std::string& t : split_commas(samples.empty() ? "0" : samples))
+      idx.push_back(static_cast<uint64_t>(cli::to_int("--samples", t, 0, (1LL << 62))));
+    list = load_dir_samples(dp, file, idx, need_d, &notes);
+  } else {
+    const TextOperands op = parse_text_operands(dp, a, b, c);
+    notes = op.notes;
+    ExplainSample s;
+    s.a = op.a;
+    s.b = op.b;
+    s.c = op.c;
+    list.push_back(s);
+  }
+  for (const std::string& n : notes) std::fprintf(stderr, "note: %s\n", n.c_str());
+  return list;
+}
+
 // ------------------------------------------------------------------------------------ CLI
 namespace {
 
@@ -317,20 +341,10 @@ int ExplainCmd::run() const {
     }
     if (list.empty()) throw InputError(mismatches + ": no 'mismatch sample' entries");
   } else if (!file.empty()) {
-    std::vector<uint64_t> idx;
-    for (const std::string& t : split_commas(samples))
-      idx.push_back(static_cast<uint64_t>(cli::to_int("--samples", t, 0, (1LL << 62))));
-    std::vector<std::string> notes;
-    list = load_dir_samples(dp, file, idx, true, &notes);
-    for (const std::string& n : notes) std::fprintf(stderr, "note: %s\n", n.c_str());
+    list = command_line_samples(dp, file, samples, true, a, b, c);
   } else {
     if (b.empty() || d.empty()) throw UsageError("--a needs --b and --d (the observed d)");
-    const TextOperands op = parse_text_operands(dp, a, b, c);
-    for (const std::string& n : op.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
-    ExplainSample s;
-    s.a = op.a;
-    s.b = op.b;
-    s.c = op.c;
+    ExplainSample s = command_line_samples(dp, "", "", false, a, b, c)[0];
     bool inexact = false;
     try {
       s.observed = parse_operand(sf, d, &inexact);

@@ -63,6 +63,14 @@ std::vector<ExplainSample> load_dir_samples(const Datapath& dp, const std::strin
                                             const std::vector<uint64_t>& idx, bool need_d,
                                             std::vector<std::string>* notes = nullptr);
 
+/// The samples a command line names (explain, matcore-sc trace): with `file`, the 0-based
+/// indices `samples` ("I,J,...") of DIR/a.txt ... (load_dir_samples); otherwise one sample from
+/// the --a/--b/--c texts (parse_text_operands). Notes on rounded values go to stderr.
+std::vector<ExplainSample> command_line_samples(const Datapath& dp, const std::string& file,
+                                                const std::string& samples, bool need_d,
+                                                const std::string& a, const std::string& b,
+                                                const std::string& c);
+
 namespace cli {
 class Program;
 }
