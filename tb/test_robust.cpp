@@ -166,6 +166,31 @@ TEST(Robust, AnOutputThatIsAlsoAnInputIsRefused) {
   EXPECT_HAS(r.out, "is also an input");
 }
 
+TEST(Robust, StandardOutputAndSymbolicLinksAreWrittenThrough) {
+  const std::string a = tmp("so_a.txt", kA), b = tmp("so_b.txt", kB), c = tmp("so_c.txt", kC);
+  // /dev/stdout and "-": d goes to standard output (the link /dev/stdout is never replaced)
+  for (const char* out : {"/dev/stdout", "-"}) {
+    CliRun r{-1, ""};
+    r.status = mc_test::run_command(std::string(MATCORE_CLI) + " run " + kArch + files(a, b, c, out) + " 2>/dev/null",
+                                    &r.out);
+    EXPECT_EQ(r.status, 0) << out;
+    EXPECT_EQ(r.out, kD) << out;
+  }
+  struct stat st;
+  ASSERT_EQ(::lstat("/dev/stdout", &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode)) << "/dev/stdout must stay a symbolic link";
+  // a symbolic link to a file: the file gets d, the link stays
+  const std::string target = tmp("so_target.txt", "old\n"), link = dir() + "/so_link.txt";
+  ::unlink(link.c_str());
+  ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0);
+  CliRun r = run("run " + kArch + files(a, b, c, link));
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(slurp(target), kD);
+  ASSERT_EQ(::lstat(link.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  EXPECT_TRUE(temporaries(dir()).empty());
+}
+
 TEST(Robust, RunLeavesAnExistingDUntouchedOnAnInputError) {
   const std::string a = tmp("keep_a.txt", std::string(kA) + "4000 zz00\n");  // line 3 is bad
   const std::string b = tmp("keep_b.txt", std::string(kB) + "4000 0000\n");

@@ -62,6 +62,29 @@ std::string base_of(const std::string& p) {
 
 std::string reason(int err) { return std::strerror(err); }
 
+/// The file descriptor a path stands for: "-" is standard output, and so is any chain of
+/// symbolic links that ends in /proc/self/fd/N or /dev/fd/N (/dev/stdout, /dev/stderr); -1 for
+/// other paths.
+int fd_of_path(const std::string& path) {
+  if (path == "-") return STDOUT_FILENO;
+  std::string p = path;
+  for (int depth = 0; depth < 16; ++depth) {
+    for (const char* pre : {"/proc/self/fd/", "/dev/fd/"}) {
+      const size_t n = std::strlen(pre);
+      if (p.compare(0, n, pre) == 0 && p.size() > n && p.size() < n + 6 &&
+          p.find_first_not_of("0123456789", n) == std::string::npos)
+        return std::atoi(p.c_str() + n);
+    }
+    char buf[4096];
+    const ssize_t len = ::readlink(p.c_str(), buf, sizeof buf - 1);
+    if (len <= 0) return -1;
+    buf[len] = '\0';
+    const std::string next(buf);
+    p = next[0] == '/' ? next : dir_of(p) + "/" + next;
+  }
+  return -1;
+}
+
 struct SignalsHeld {
   sigset_t old;
   SignalsHeld() {
@@ -96,10 +119,22 @@ void unregister_temp(int slot) {
   g_used[slot].store(false);
 }
 
-OutputFile::OutputFile(const std::string& target) : target_(target) {
+OutputFile::OutputFile(const std::string& target) : target_(target), path_(target) {
   if (target.empty()) throw InputError("output: empty file name");
+  direct_fd_ = fd_of_path(target);  // "-", /dev/stdout, /proc/self/fd/N: written into that fd
+  copy_ = direct_fd_ >= 0;
   struct stat st;
-  if (::stat(target.c_str(), &st) == 0) {
+  if (!copy_ && ::lstat(target.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    // a symbolic link stays one: its destination gets the output
+    char* real = ::realpath(target.c_str(), nullptr);
+    if (!real) {
+      const int e = errno;
+      throw InputError(target + ": the symbolic link cannot be followed (" + reason(e) + ")");
+    }
+    path_ = real;
+    std::free(real);
+  }
+  if (!copy_ && ::stat(path_.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) throw InputError(target + ": is a directory (a file name is expected)");
     copy_ = !S_ISREG(st.st_mode);
   }
@@ -108,7 +143,7 @@ OutputFile::OutputFile(const std::string& target) : target_(target) {
     const char* t = std::getenv("TMPDIR");
     tmpl = std::string(t && *t ? t : "/tmp") + "/.matcore-out.tmp-XXXXXX";
   } else {
-    tmpl = dir_of(target) + "/." + base_of(target) + ".tmp-XXXXXX";
+    tmpl = dir_of(path_) + "/." + base_of(path_) + ".tmp-XXXXXX";
   }
   std::vector<char> buf(tmpl.begin(), tmpl.end());
   buf.push_back('\0');
@@ -165,22 +200,24 @@ void OutputFile::commit() {
   if (copy_) {
     // A device or pipe: copy the finished temporary into it, checking every write.
     if (::lseek(fd_, 0, SEEK_SET) != 0) fail("cannot read back the temporary output", errno);
-    const int out = ::open(target_.c_str(), O_WRONLY | O_TRUNC);
+    if (direct_fd_ == STDOUT_FILENO) std::fflush(stdout);  // what the program printed comes first
+    const int out = direct_fd_ >= 0 ? direct_fd_ : ::open(path_.c_str(), O_WRONLY | O_TRUNC);
     if (out < 0) fail("cannot open for writing", errno);
+    auto close_out = [&] { return direct_fd_ >= 0 ? 0 : ::close(out); };
     char buf[1 << 16];
     for (;;) {
       const ssize_t r = ::read(fd_, buf, sizeof buf);
       if (r < 0 && errno == EINTR) continue;
-      if (r < 0) { const int e = errno; ::close(out); fail("cannot read back the temporary output", e); }
+      if (r < 0) { const int e = errno; close_out(); fail("cannot read back the temporary output", e); }
       if (r == 0) break;
       for (ssize_t at = 0; at < r;) {
         const ssize_t w = ::write(out, buf + at, static_cast<size_t>(r - at));
         if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) { const int e = w < 0 ? errno : ENOSPC; ::close(out); fail("write failed", e); }
+        if (w <= 0) { const int e = w < 0 ? errno : ENOSPC; close_out(); fail("write failed", e); }
         at += w;
       }
     }
-    if (::close(out) != 0) fail("write failed", errno);
+    if (close_out() != 0) fail("write failed", errno);
     ::close(fd_);
     fd_ = -1;
     return;  // the destructor removes the temporary
@@ -188,7 +225,7 @@ void OutputFile::commit() {
   const int fd = fd_;
   fd_ = -1;
   if (::close(fd) != 0) fail("write failed", errno);
-  if (::rename(temp_.c_str(), target_.c_str()) != 0) fail("cannot put the output in place", errno);
+  if (::rename(temp_.c_str(), path_.c_str()) != 0) fail("cannot put the output in place", errno);
   temp_.clear();
   unregister_temp(slot_);
   slot_ = -1;

@@ -5,9 +5,11 @@
 //     directory so that the final rename is atomic); commit() checks every write and the close
 //     and renames the temporary onto the target. A failed write is an InputError naming the
 //     target and the reason (e.g. "No space left on device"); the temporary is removed.
-//   * A target that exists and is not a regular file (/dev/stdout, a pipe, /dev/full) gets the
-//     finished temporary copied into it by commit(), which checks those writes as well; the
-//     temporary then lives in $TMPDIR (or /tmp).
+//   * A target that exists and is not a regular file (a pipe, /dev/full) gets the finished
+//     temporary copied into it by commit(), which checks those writes as well; the temporary
+//     then lives in $TMPDIR (or /tmp). "-", /dev/stdout, /dev/stderr and /proc/self/fd/N are
+//     written into that file descriptor (never renamed onto). A symbolic link stays a link:
+//     the file it points to gets the output.
 //   * An OutputFile destroyed without commit() (an error, an exception) removes its temporary,
 //     and so does SIGINT, SIGTERM or SIGHUP: an interrupted run leaves no file that passes for
 //     complete, and the target keeps its old content.
@@ -45,9 +47,12 @@ class OutputFile {
 
  private:
   [[noreturn]] void fail(const std::string& why, int err);
-  std::string target_, temp_;
+  std::string target_;  ///< as given
+  std::string path_;    ///< where the output goes: the target, or the destination of its symlink
+  std::string temp_;
   int fd_ = -1;
   bool copy_ = false;   ///< the target is not a regular file: commit copies into it
+  int direct_fd_ = -1;  ///< "-", /dev/stdout, /proc/self/fd/N: commit writes into this fd
   int slot_ = -1;       ///< in the signal-cleanup registry
 };
 
