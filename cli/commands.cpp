@@ -434,9 +434,6 @@ int matcore_main(int argc, char** argv) {
   Program p("matcore", "matcore: bit-exact models of GPU matrix-multiply units (AMD CDNA 1/2/3, NVIDIA).\n"
                        "Vector files (a/b/c/d) use the format of docs/vector-format.md; see docs/cli.md.\n"
                        "Exit status: 0 success, 1 mismatches, 2 bad input or usage.");
-  auto flag = [](CLI::App* c, const std::string& name, bool& v, const std::string& help) {
-    return c->add_flag(name, v, help);  // --flag, --flag=true/false/yes/no/1/0
-  };
 
   ListCmd list;
   CLI::App* c = p.command("list", "architectures, input types, instructions, formats",
@@ -454,7 +451,7 @@ int matcore_main(int argc, char** argv) {
   Program::text(c, "--a", dotc.a, "a values V,V,... (K of them)")->required();
   Program::text(c, "--b", dotc.b, "b values V,V,... (as many as a)")->required();
   c->add_option("--c", dotc.c, "c (default 0); use --c=-inf for values that start with '-' and a letter");
-  flag(c, "--trace", dotc.trace, "print the value at every stage");
+  c->add_flag("--trace", dotc.trace, "print the value at every stage");
 
   ValidateCmd val;
   c = p.command("validate", "run a preset over recorded samples and count those whose d differs bit for bit",
@@ -504,12 +501,12 @@ int matcore_main(int argc, char** argv) {
   c->add_option("--n", sm.n, "number of samples")->required()->check(cli::int_range(1, 1000000000000LL));
   Program::text(c, "--out", sm.out, "output directory (a.txt, b.txt, c.txt)")->required();
   c->add_option("--strategy", sm.strategy, "expmant (default) or bits")->check(CLI::IsMember({"expmant", "bits"}));
-  flag(c, "--subnormal", sm.subnormal, "exponent ranges that include the subnormals");
+  c->add_flag("--subnormal", sm.subnormal, "exponent ranges that include the subnormals");
   c->add_option("--seed", sm.seed, "mt19937 seed (default 0)")->check(cli::int_range(0, 2147483647));
   Program::text(c, "--ea", sm.ea, "exponent range LO,HI of a");
   Program::text(c, "--eb", sm.eb, "exponent range LO,HI of b");
   Program::text(c, "--ec", sm.ec, "exponent range LO,HI of c");
-  flag(c, "--widen", sm.widen, "write fp8/fp16/bf16 values widened to binary32 (the hwdata form)");
+  c->add_flag("--widen", sm.widen, "write fp8/fp16/bf16 values widened to binary32 (the hwdata form)");
   threads_option(c, sm.threads);
 
   FeaturesCmd ft;
@@ -541,7 +538,7 @@ int matcore_main(int argc, char** argv) {
   c = p.command("check-table", "run paper test-vector tables (tb/vectors/*.pvt)",
                 "  matcore check-table tb/vectors/paper_cdna3.pvt", [&] { return ct.run(); });
   c->add_option("files", ct.files, "table files")->required()->check(CLI::ExistingFile);
-  flag(c, "--verbose", ct.verbose, "also list the passing cases");
+  c->add_flag("--verbose", ct.verbose, "also list the passing cases");
 
   return p.run(argc, argv);
 }

@@ -8,7 +8,6 @@
 #include <cstring>
 #include <ctime>
 #include <map>
-#include <set>
 
 #include "matcore/cli.hpp"
 #include "matcore/output.hpp"
