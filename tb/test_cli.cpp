@@ -2,6 +2,7 @@
 // error messages that name the file, line and field.
 #include <gtest/gtest.h>
 
+#include "temp_dir.hpp"
 #include "run_command.hpp"
 
 #include <cstdio>
@@ -22,7 +23,7 @@ CliRun run(const std::string& args) {
 }
 
 std::string tmp(const std::string& name, const std::string& content) {
-  const std::string p = ::testing::TempDir() + "/" + name;
+  const std::string p = mc_test::temp_dir() + "/" + name;
   std::ofstream(p) << content;
   return p;
 }
@@ -196,7 +197,7 @@ TEST(Cli, CheckTableRunsThePaperVectors) {
 }
 
 TEST(Cli, SampleRunValidateNativeAndWidened) {
-  const std::string dir = ::testing::TempDir() + "/cli_sample";
+  const std::string dir = mc_test::temp_dir() + "/cli_sample";
   CliRun r = run("sample --arch mi300x --type fp16 --n 3000 --out " + dir);
   ASSERT_EQ(r.status, 0) << r.out;
   std::ifstream in(dir + "/a.txt");
@@ -212,7 +213,7 @@ TEST(Cli, SampleRunValidateNativeAndWidened) {
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(last_line(r.out), "samples=3000 mismatches=0 p_upper=0.00459");  // 1 - 10^-6^(1/3001)
   // the same samples widened to binary32 (the hwdata form) give the same d
-  const std::string wdir = ::testing::TempDir() + "/cli_sample_w";
+  const std::string wdir = mc_test::temp_dir() + "/cli_sample_w";
   r = run("sample --arch mi300x --type fp16 --n 3000 --widen --out " + wdir);
   ASSERT_EQ(r.status, 0) << r.out;
   std::ifstream win(wdir + "/a.txt");

@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 
+#include "temp_dir.hpp"
 #include "matcore/table.hpp"
 #include "matcore/vectors.hpp"
 
@@ -97,7 +98,7 @@ TEST(PaperVectorTables, CoverEveryAmdPresetAndType) {
 }
 
 TEST(PaperVectorTables, BadTableLinesNameFileLineAndField) {
-  const std::string p = ::testing::TempDir() + "/bad.pvt";
+  const std::string p = mc_test::temp_dir() + "/bad.pvt";
   FILE* f = std::fopen(p.c_str(), "w");
   std::fputs("@ cdna3 fp16\np1=1 q2=3 => d=1\n", f);
   std::fclose(f);
@@ -117,7 +118,7 @@ TEST(PaperVectorTables, BadTableLinesNameFileLineAndField) {
 namespace {
 /// Writes `text` to the temporary file `name`; returns its path.
 std::string write_table(const std::string& name, const std::string& text) {
-  const std::string p = ::testing::TempDir() + "/" + name;
+  const std::string p = mc_test::temp_dir() + "/" + name;
   FILE* f = std::fopen(p.c_str(), "w");
   std::fputs(text.c_str(), f);
   std::fclose(f);

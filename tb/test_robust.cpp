@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "temp_dir.hpp"
 #include "run_command.hpp"
 
 namespace {
@@ -30,7 +31,7 @@ CliRun run(const std::string& args, const std::string& prefix = "") {
 
 std::string dir() {
   static const std::string d = [] {
-    std::string p = ::testing::TempDir() + "/matcore-robust-" + std::to_string(::getpid());
+    std::string p = mc_test::temp_dir() + "/matcore-robust-" + std::to_string(::getpid());
     ::mkdir(p.c_str(), 0777);
     return p;
   }();

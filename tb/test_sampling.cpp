@@ -10,6 +10,7 @@
 #include <random>
 #include <sstream>
 
+#include "temp_dir.hpp"
 #include "matcore/mt19937.hpp"
 #include "matcore/presets.hpp"
 #include "matcore/sample.hpp"
@@ -31,7 +32,7 @@ double rel(double a, double b) { return std::fabs(a - b) / b; }
 std::string sampled(const Datapath& dp, uint64_t n, const std::string& name) {
   SampleSpec s = sample_spec_for(dp);
   s.N = n;
-  const std::string d = ::testing::TempDir() + "/" + name;
+  const std::string d = mc_test::temp_dir() + "/" + name;
   write_samples(s, d, 2);
   return d;
 }
@@ -115,7 +116,7 @@ TEST(Sampling, DeterministicWhateverTheThreadCount) {
   s.K = 16;
   s.N = 70000;  // more than two chunks
   default_ranges(s, false);
-  const std::string d1 = ::testing::TempDir() + "/s1", d2 = ::testing::TempDir() + "/s2";
+  const std::string d1 = mc_test::temp_dir() + "/s1", d2 = mc_test::temp_dir() + "/s2";
   write_samples(s, d1, 1);
   write_samples(s, d2, 3);
   for (const char* f : {"/a.txt", "/b.txt", "/c.txt"}) EXPECT_EQ(slurp(d1 + f), slurp(d2 + f)) << f;
@@ -131,7 +132,7 @@ TEST(Sampling, ExponentsAndValuesStayInRange) {
   s.K = 32;
   s.N = 3000;
   default_ranges(s, false);
-  const std::string d = ::testing::TempDir() + "/r";
+  const std::string d = mc_test::temp_dir() + "/r";
   write_samples(s, d, 2);
   const AbFile a = read_ab_file(d + "/a.txt", 32, kE4M3Fnuz);
   EXPECT_EQ(a.native_bits, 8);  // written as the fp8 patterns themselves (2 hex digits)
@@ -153,7 +154,7 @@ TEST(Sampling, BitSamplingNeverDrawsInfOrNaN) {
     s.K = 8;
     s.N = 4000;
     s.strategy = Strategy::Bits;
-    const std::string d = ::testing::TempDir() + "/bits_" + f->name;
+    const std::string d = mc_test::temp_dir() + "/bits_" + f->name;
     write_samples(s, d + "n", 2);
     s.native = false;  // widened to binary32, as in the hwdata files
     write_samples(s, d, 2);
@@ -246,7 +247,7 @@ TEST(Sampling, FilesAreAlgorithm3OnTheStdMt19937Stream) {
       SampleSpec s = sample_spec_for(dp, sub);
       s.N = 2500;  // several chunks for the k = 32 types
       s.seed = 7;
-      const std::string d = ::testing::TempDir() + "/alg3_" + std::string(cs.arch) + dp.a_fmt.name +
+      const std::string d = mc_test::temp_dir() + "/alg3_" + std::string(cs.arch) + dp.a_fmt.name +
                             dp.b_fmt.name + (sub ? "_sub" : "");
       write_samples(s, d, 2);
       const AbFile A = read_ab_file(d + "/a.txt", s.K, s.a_fmt), B = read_ab_file(d + "/b.txt", s.K, s.b_fmt);
@@ -276,7 +277,7 @@ TEST(Sampling, RejectedExponentDrawsKeepTheStream) {
   s.N = 20000;
   s.ea_lo = s.eb_lo = s.ec_lo = -19825;
   s.ea_hi = s.eb_hi = s.ec_hi = 19824;
-  const std::string d = ::testing::TempDir() + "/reject";
+  const std::string d = mc_test::temp_dir() + "/reject";
   write_samples(s, d, 2);
   const AbFile A = read_ab_file(d + "/a.txt", 16, kBinary16), B = read_ab_file(d + "/b.txt", 16, kBinary16);
   const std::vector<uint64_t> C = read_cd_file(d + "/c.txt", 32);
@@ -296,7 +297,7 @@ TEST(Sampling, NativeAndWidenedFilesValidateAlike) {
   const Datapath dp = find_preset("mi300x", "fp16");
   SampleSpec s = sample_spec_for(dp);
   s.N = 20000;
-  const std::string dn = ::testing::TempDir() + "/nat", dw = ::testing::TempDir() + "/wid";
+  const std::string dn = mc_test::temp_dir() + "/nat", dw = mc_test::temp_dir() + "/wid";
   write_samples(s, dn, 2);
   s.native = false;
   write_samples(s, dw, 2);
@@ -387,7 +388,7 @@ TEST(Sampling, EveryCharacterIsCheckedInEveryTokenWidth) {
     const Datapath dp = find_preset("mi300x", cs.type);
     const int w = dp.a_fmt == kBinary64 ? 16 : 8;
     const std::string cz(w, '0');
-    const std::string dir = ::testing::TempDir() + "/chars_" + std::string(cs.type) + std::to_string(cs.tok.size());
+    const std::string dir = mc_test::temp_dir() + "/chars_" + std::string(cs.type) + std::to_string(cs.tok.size());
     ::mkdir(dir.c_str(), 0777);
     const int K = dp.k_default;
     std::string line;
