@@ -19,6 +19,7 @@
 #include "matcore/output.hpp"
 #include "matcore/plan.hpp"
 #include "matcore/presets.hpp"
+#include "matcore/rtl.hpp"
 #include "matcore/sample.hpp"
 #include "matcore/stats.hpp"
 #include "matcore/table.hpp"
@@ -129,13 +130,50 @@ struct FileArgs {
 struct ValidateCmd : FileArgs {
   int show = 10;
   double eps = 1e-6;
+  std::string engine = "model";
+  /// --engine rtl: the samples run through the Verilated RTL top of the preset (rtl_model/).
+  StreamResult run_rtl(const Datapath& dp) const {
+    const SampleSet s = load_sample_set(dp, a, b, c, d, k);
+    std::vector<RtlSample> in(s.n);
+    for (size_t i = 0; i < s.n; ++i) {
+      in[i].a.assign(s.a.begin() + i * s.K, s.a.begin() + (i + 1) * s.K);
+      in[i].b.assign(s.b.begin() + i * s.K, s.b.begin() + (i + 1) * s.K);
+      in[i].c = zero_c ? 0 : s.c[i];
+    }
+    const std::vector<uint64_t> got = rtl_run(dp, in);
+    StreamResult r;
+    r.n = s.n;
+    r.K = s.K;
+    r.c_rounded = s.c_rounded;
+    for (size_t i = 0; i < s.n; ++i) {
+      if (got[i] == s.d[i]) continue;
+      ++r.mismatches;
+      if (r.first.size() < static_cast<size_t>(show)) {
+        StreamMismatch m;
+        m.index = i;
+        m.line = m.d_line = i + 1;
+        m.got = got[i];
+        m.want = s.d[i];
+        m.a = in[i].a;
+        m.b = in[i].b;
+        m.c = in[i].c;
+        r.first.push_back(m);
+      }
+    }
+    return r;
+  }
   int run() const {
     const Datapath dp = dpa.resolve();
-    const StreamResult r = validate_files(dp, a, b, c, d, k, zero_c, threads, show, true);
+    if (engine == "rtl") return report(dp, run_rtl(dp));
+    return report(dp, validate_files(dp, a, b, c, d, k, zero_c, threads, show, true));
+  }
+  int report(const Datapath& dp, const StreamResult& r) const {
     if (r.c_rounded.count) std::fprintf(stderr, "note: %s\n", r.c_rounded.note(c, dp).c_str());
     const Format& df = stored_out(dp);
     for (const StreamMismatch& m : r.first) {
-      std::printf("mismatch sample %llu (a line %llu, d line %llu): model 0x%s (%s) hardware 0x%s (%s)\n",
+      // (explain --mismatches reads the model engine's lines: keep "model ... hardware")
+      std::printf(engine == "rtl" ? "mismatch sample %llu (a line %llu, d line %llu): rtl 0x%s (%s) d file 0x%s (%s)\n"
+                                  : "mismatch sample %llu (a line %llu, d line %llu): model 0x%s (%s) hardware 0x%s (%s)\n",
                   static_cast<unsigned long long>(m.index), static_cast<unsigned long long>(m.line),
                   static_cast<unsigned long long>(m.d_line), hex(df, m.got).c_str(),
                   to_decimal(df, m.got).c_str(), hex(df, m.want).c_str(), to_decimal(df, m.want).c_str());
@@ -187,6 +225,37 @@ void write_matrix(const std::string& path, const Matrix& M, const Datapath& dp) 
   out.write(text);
   out.commit();
 }
+
+// ------------------------------------------------------------------------------------- rtl
+/// matcore rtl: the Verilog top of a datapath (core/src/rtl.cpp), with a file list naming the
+/// stage modules of rtl_model/ it instantiates.
+struct RtlCmd {
+  DatapathArgs dpa;
+  std::string dir;
+  int run() const {
+    const Datapath dp = dpa.resolve();
+    const RtlTop t = rtl_top(dp);
+    if (dir.empty()) {
+      if (std::fwrite(t.text.data(), 1, t.text.size(), stdout) != t.text.size() || std::fflush(stdout) != 0)
+        throw InputError(std::string("standard output: write failed (") + std::strerror(errno) + ")");
+      return 0;
+    }
+    struct stat st{};
+    if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+      throw InputError(dir + ": not a directory (--dir names an existing directory)");
+    const std::string top = dir + "/" + t.module + ".sv";
+    std::string list;
+    for (const std::string& s : t.sources) list += rtl_model_dir() + "/" + s + "\n";
+    list += top + "\n";
+    OutputFile a(top), b(dir + "/" + t.module + ".f");
+    a.write(t.text);
+    b.write(list);
+    commit_all({&a, &b});
+    std::printf("%s: %s (latency %d cycles), file list %s.f\n", dp.name().c_str(), top.c_str(), t.latency,
+                (dir + "/" + t.module).c_str());
+    return 0;
+  }
+};
 
 struct GemmCmd {
   bool single = false;  // mfma: one instruction
@@ -462,6 +531,9 @@ int matcore_main(int argc, char** argv) {
   c->add_option("--show", val.show, "print the first N mismatches (default 10)")->check(cli::int_range(0, 1000000));
   c->add_option("--eps", val.eps, "mismatch rate for the bound p_upper (default 1e-6)")
       ->check(CLI::Range(1e-300, 0.999999));
+  c->add_option("--engine", val.engine,
+                "model (the fast C++ model, default) or rtl (the Verilated RTL top, built with verilator on first use)")
+      ->check(CLI::IsMember({"model", "rtl"}));
 
   GemmCmd gm, mf;
   mf.single = true;
@@ -533,6 +605,13 @@ int matcore_main(int argc, char** argv) {
   c->prefix_command();
   c->set_help_flag();
   c->allow_extras();
+
+  RtlCmd rtl;
+  c = p.command("rtl", "the Verilog top of a preset's pipeline (its stages from rtl_model/), for Verilator and yosys",
+                "  matcore rtl --arch mi300x --type fp16 --dir build/rtl   (writes mc_mi300x_fp16.sv and .f)",
+                [&] { return rtl.run(); });
+  rtl.dpa.add(c);
+  Program::text(c, "--dir", rtl.dir, "directory for TOP.sv and TOP.f (default: the top on standard output)");
 
   CheckTableCmd ct;
   c = p.command("check-table", "run paper test-vector tables (tb/vectors/*.pvt)",

@@ -1,5 +1,7 @@
 #include "matcore/plan.hpp"
 
+#include <algorithm>
+
 namespace mc {
 
 const char* to_string(StageKind k) {
@@ -46,6 +48,128 @@ std::vector<PlannedStage> plan(const Datapath& dp) {
   if (dp.c_final_add) p.push_back({"cfinal", StageKind::CFinal, 0});
   if (!(dp.out_fmt == kBinary32) && !(dp.out_fmt == kBinary64)) p.push_back({"outconv", StageKind::OutConv, 0});
   return p;
+}
+
+namespace {
+int clog2i(int x) {
+  int r = 0;
+  while ((1 << r) < x) ++r;
+  return r;
+}
+}  // namespace
+
+int product_probe_width(const Datapath& dp) {
+  return std::max(dp.a_fmt.mbits + dp.b_fmt.mbits + 2, dp.out_fmt.mbits + 1);
+}
+
+int fixed_probe_width(const Datapath& dp, int frac_max) {
+  return std::min(frac_max + 5 + clog2i(dp.n_fma + 1), 128);
+}
+
+std::vector<SignalField> signal_table(const Datapath& dp) {
+  std::vector<SignalField> t;
+  std::string group;
+  const int n = dp.n_fma, ow = dp.out_fmt.width();
+  auto add = [&](const std::string& nm, int w, char radix) { t.push_back(SignalField{group, nm, std::min(w, 128), radix}); };
+  auto B = [&](const std::string& nm) { add(nm, 1, 'b'); };
+  auto I = [&](const std::string& nm) { add(nm, 32, 's'); };
+  auto U = [&](const std::string& nm, int w) { add(nm, w, w == 1 ? 'b' : 'd'); };
+  auto FX = [&](const std::string& nm, int frac_max) {
+    add(nm, fixed_probe_width(dp, frac_max), 'b');
+    I(nm + "_e");
+    I(nm + "_f");
+  };
+  const int fmax = std::max({dp.frac_bits, dp.partial_frac, dp.c_frac, dp.sum_frac, dp.acc_frac, dp.out_fmt.mbits});
+  const std::vector<PlannedStage> stages = plan(dp);
+  for (size_t vi = 0; vi < stages.size(); ++vi) {
+    const PlannedStage& st = stages[vi];
+    group = st.name;
+    B(st.name + ".valid");
+    U(st.name + ".tag", 32);
+    U(st.name + ".grp", 8);
+    if (vi == 2) {  // the specials detector: the control register of the stage after the multiplier
+      group = "specials";
+      U("specials.kind", 3);
+      add("specials.d", ow, 'h');
+      B("specials.zero_sign");
+      group = st.name;
+    }
+    switch (st.kind) {
+      case StageKind::Issue:
+        for (int i = 0; i < n; ++i) {
+          add("multiplier.a" + std::to_string(i), dp.a_fmt.width(), 'h');
+          add("multiplier.b" + std::to_string(i), dp.b_fmt.width(), 'h');
+        }
+        add("multiplier.c", ow, 'h');
+        break;
+      case StageKind::Multiplier:
+        for (int i = 0; i < n; ++i) {
+          const std::string p = "multiplier.p" + std::to_string(i);
+          add(p, product_probe_width(dp), 'h');
+          I(p + "_e");
+          B(p + "_s");
+          U(p + "_cls", 3);
+        }
+        break;
+      case StageKind::Aligner: {
+        const bool ie = dp.late_c && dp.interleave == 2;
+        I(ie ? "aligner.e_max_odd" : "aligner.e_max");
+        B(ie ? "aligner.sticky_odd" : "aligner.sticky");
+        if (ie) {
+          I("aligner.e_max_even");
+          B("aligner.sticky_even");
+        }
+        for (int i = 0; i < n; ++i) add("aligner.v" + std::to_string(i), dp.frac_bits + 4, 'b');
+        if (!dp.late_c) add("aligner.vc", dp.frac_bits + 4, 'b');
+        break;
+      }
+      case StageKind::Adder:
+        if (dp.late_c && dp.interleave == 2) {
+          FX("adder.s_sum_odd", dp.frac_bits);
+          FX("adder.s_sum_even", dp.frac_bits);
+        } else {
+          FX(dp.late_c ? "adder.s_sum" : "adder.s_acc", dp.frac_bits);
+        }
+        break;
+      case StageKind::OddEven: FX("adder.s_sum", dp.partial_frac); break;
+      case StageKind::CAdd:
+        I("cadd.e_c");
+        B("cadd.branch");
+        B("cadd.c_dropped");
+        B("cadd.sticky");
+        FX("cadd.s_acc", fmax);
+        break;
+      case StageKind::Normaliser:
+        B("normaliser.active");
+        B("normaliser.sticky");
+        FX("normaliser.s_acc", fmax);
+        break;
+      case StageKind::Exact:
+      case StageKind::PairCAdd: {
+        const std::string pre = st.kind == StageKind::Exact ? "adder.exact" : "cadd.exact";
+        add(pre, 128, 'h');
+        I(pre + "_e");
+        B(pre + "_s");
+        B(pre + "_sticky");
+        if (st.kind == StageKind::PairCAdd) B("cadd.special");
+        break;
+      }
+      case StageKind::PairLevel:
+        for (int k = 0; k < (n >> (st.level + 1)); ++k)
+          add("adder.pair" + std::to_string(st.level) + "_" + std::to_string(k), ow, 'h');
+        break;
+      case StageKind::Rounder: add("rounder.d", ow, 'h'); break;
+      case StageKind::CFinal: add("cfinal.d", ow, 'h'); break;
+      case StageKind::OutConv: add("outconv.d32", 32, 'h'); break;
+    }
+  }
+  return t;
+}
+
+const SignalField* find_signal(const std::vector<SignalField>& table, const std::string& name) {
+  for (const SignalField& f : table)
+    if (f.name == name) return &f;
+  return nullptr;
 }
 
 std::string plan_diagram(const Datapath& dp) {

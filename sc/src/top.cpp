@@ -8,6 +8,9 @@
 #include <iostream>
 
 #include "matcore/format.hpp"
+#include "matcore/plan.hpp"
+
+#include <stdexcept>
 
 namespace mcsc {
 
@@ -173,43 +176,51 @@ void DatapathTop::make_probes(sc_core::sc_trace_file* tf) {
   using sc_core::sc_trace;
   const int n = dp_.n_fma;
   const int ow = dp_.out_fmt.width();
-  // Each probe: a catalog entry (name, width, radix, stage group) for the GTKWave layouts and,
-  // with a trace file, storage traced under the documented name.
-  std::string group = "issue";
-  auto cat = [&](const std::string& nm, int w, char radix) { catalog_.push_back(SignalInfo{group, nm, w, radix}); };
+  // The names, widths and radices come from the core field table (signal_table in
+  // matcore/plan.hpp): each probe takes the next entry, which must carry the name the binding
+  // below expects. The catalog (GTKWave layouts) is that table.
+  const std::vector<mc::SignalField> table = mc::signal_table(dp_);
+  catalog_.clear();
+  for (const mc::SignalField& f : table) catalog_.push_back(SignalInfo{f.group, f.name, f.width, f.radix});
+  size_t next = 0;
+  auto take = [&](const std::string& nm) -> int {
+    if (next >= table.size() || table[next].name != nm)
+      throw std::logic_error("matcore-sc probes: signal '" + nm + "' is not the next entry of the field table (" +
+                             (next < table.size() ? table[next].name : std::string("end")) + ")");
+    return table[next++].width;
+  };
   auto B = [&](const std::string& nm) -> bool& {
+    take(nm);
     pb_.push_back(false);
-    cat(nm, 1, 'b');
     if (tf) sc_trace(tf, pb_.back(), nm);
     return pb_.back();
   };
   auto I = [&](const std::string& nm) -> int& {
+    take(nm);
     pi_.push_back(0);
-    cat(nm, 32, 's');
     if (tf) sc_trace(tf, pi_.back(), nm);
     return pi_.back();
   };
-  auto U = [&](const std::string& nm, int w) -> unsigned& {
+  auto U = [&](const std::string& nm, int) -> unsigned& {
+    const int w = take(nm);
     pu_.push_back(0);
-    cat(nm, w, w == 1 ? 'b' : 'd');
     if (tf) sc_trace(tf, pu_.back(), nm, w);
     return pu_.back();
   };
-  auto Q = [&](const std::string& nm, int w) -> sc_dt::uint64& {
+  auto Q = [&](const std::string& nm, int) -> sc_dt::uint64& {
+    const int w = take(nm);
     p64_.push_back(0);
-    cat(nm, w, 'h');
     if (tf) sc_trace(tf, p64_.back(), nm, w);
     return p64_.back();
   };
-  auto V = [&](const std::string& nm, int w, char radix = 'h') -> sc_dt::sc_bv_base& {
-    pbv_.emplace_back(std::min(w, 128));
-    cat(nm, std::min(w, 128), radix);
+  auto V = [&](const std::string& nm, int, char = 'h') -> sc_dt::sc_bv_base& {
+    pbv_.emplace_back(take(nm));
     if (tf) sc_trace(tf, pbv_.back(), nm);
     return pbv_.back();
   };
   struct FixedProbe { sc_dt::sc_bv_base* v; int* e; int* f; };
   auto FX = [&](const std::string& nm, int frac_max) {
-    return FixedProbe{&V(nm, frac_max + 5 + clog2(n + 1), 'b'), &I(nm + "_e"), &I(nm + "_f")};
+    return FixedProbe{&V(nm, frac_max), &I(nm + "_e"), &I(nm + "_f")};
   };
   auto setfx = [this](FixedProbe p, const Fixed& x) {
     bool of = false;
@@ -222,13 +233,12 @@ void DatapathTop::make_probes(sc_core::sc_trace_file* tf) {
     }
   };
   if (tf) sc_trace(tf, clk_, "clk");
-  const int pw = std::max(dp_.a_fmt.mbits + dp_.b_fmt.mbits + 2, dp_.out_fmt.mbits + 1);
+  const int pw = mc::product_probe_width(dp_);
   const int fmax = std::max({dp_.frac_bits, dp_.partial_frac, dp_.c_frac, dp_.sum_frac, dp_.acc_frac,
                              dp_.out_fmt.mbits});
 
   for (size_t vi = 0; vi < views_.size(); ++vi) {
     const View& v = views_[vi];
-    group = v.name;
     // control word of the stage
     bool& valid = B(v.name + ".valid");
     unsigned& tag = U(v.name + ".tag", 32);
@@ -239,7 +249,6 @@ void DatapathTop::make_probes(sc_core::sc_trace_file* tf) {
       grp = static_cast<unsigned>(c.grp);
     };
     if (vi == 2) {  // the specials detector's outputs
-      group = "specials";
       unsigned& kind = U("specials.kind", 3);
       sc_dt::uint64& bits = Q("specials.d", ow);
       bool& zs = B("specials.zero_sign");
@@ -249,7 +258,6 @@ void DatapathTop::make_probes(sc_core::sc_trace_file* tf) {
         bits = c.sbits;
         zs = c.zsign;
       };
-      group = v.name;
     }
     std::function<void()> datap;
     sc_core::sc_object* d = v.data;
@@ -413,6 +421,8 @@ void DatapathTop::make_probes(sc_core::sc_trace_file* tf) {
     so.dont_initialize();
     sc_core::sc_spawn([cs, ctlp, datap] { ctlp(cs->read()); datap(); }, (v.name + "_probe").c_str(), &so);
   }
+  if (next != table.size())
+    throw std::logic_error("matcore-sc probes: field table entry '" + table[next].name + "' has no probe");
 }
 
 // --------------------------------------------------------------------------- text trace

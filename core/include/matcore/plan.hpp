@@ -48,4 +48,27 @@ std::vector<PlannedStage> plan(const Datapath& dp);
 /// "issue -> multiplier -> aligner -> ..." (the names of plan(dp)).
 std::string plan_diagram(const Datapath& dp);
 
+/// One named signal of a stage: the field table of the pipeline. The name is the same at every
+/// level: the core trace row, the SystemC VCD signal (scope "SystemC."), the RTL register (the
+/// stage's named block in the generated top: "<top>.multiplier.p0") and docs/systemc.md.
+///   group: the stage that owns it (its plan name; "specials" for the detector's outputs)
+///   radix: GTKWave radix: 'b' binary, 'h' hex, 'd' decimal, 's' signed decimal
+/// Fixed-point values come as three signals: NAME (two's complement bits), NAME_e (the exponent
+/// of the binary point's unit position, 2^e) and NAME_f (fraction bits): value = NAME * 2^(e-f).
+struct SignalField {
+  std::string group, name;
+  int width = 1;
+  char radix = 'h';
+};
+
+/// Every signal of dp's pipeline in stage order (plan order), with its width: what the SystemC
+/// probes trace, what the GTKWave layouts show and what the RTL generator declares.
+std::vector<SignalField> signal_table(const Datapath& dp);
+/// The entry named `name` of the table (nullptr if none).
+const SignalField* find_signal(const std::vector<SignalField>& table, const std::string& name);
+/// Width of the product significand probes (multiplier.p<i>): the exact product or c.
+int product_probe_width(const Datapath& dp);
+/// Width of the fixed-point probes whose fraction bits are at most frac_max.
+int fixed_probe_width(const Datapath& dp, int frac_max);
+
 }  // namespace mc

@@ -1,0 +1,64 @@
+// matcore: the RTL generator. rtl_top(dp) writes the Verilog top of a datapath from its plan
+// (matcore/plan.hpp) and its field table (signal_table): one registered stage per planned
+// stage, each an instance of the stage module of its kind in rtl_model/ (mc_multiplier,
+// mc_aligner, ...) with the datapath's parameters, and, in a named block per stage, the
+// documented signals ("multiplier.p0", "aligner.e_max", ...) as views of its registers.
+//
+//   ports:  clk; in_valid, in_tag[31:0], in_grp[7:0], in_lanes[N-1:0], in_a[N*AW-1:0],
+//           in_b[N*BW-1:0], in_c[OW-1:0] (the group's addend, output format), in_cf[OW-1:0]
+//           (c of the final addition, c_final datapaths), in_last (the sample's last group)
+//           -> out_valid, out_tag, out_grp, out_last, out_d[OW-1:0] (output format, the value
+//           a next group takes as c), out_d32[DW-1:0] (the stored width: binary16 widened)
+//   latency: one register per planned stage (issue included), as the SystemC top.
+//
+// The driver (the Verilator harness, rtl_model/harness/) is the issue logic: it cuts k into
+// groups of n_fma (pair interleave order where the datapath asks), feeds each group with the
+// previous group's out_d as c and raises in_last on the last one.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "matcore/datapath.hpp"
+
+namespace mc {
+
+struct RtlTop {
+  std::string module;               ///< top module name, e.g. "mc_mi300x_fp16"
+  std::string text;                 ///< the generated SystemVerilog
+  int latency = 0;                  ///< registers from in_* to out_*
+  std::vector<std::string> sources; ///< the stage modules it instantiates (rtl_model/*.sv)
+};
+
+/// The top of dp. Throws std::invalid_argument (naming the field) for a datapath the RTL does
+/// not cover (an output format that is not IEEE-encoded).
+RtlTop rtl_top(const Datapath& dp);
+
+/// Every stage module file of rtl_model/ (a generated top uses a subset).
+std::vector<std::string> rtl_stage_sources();
+
+/// Directory of rtl_model/ (the source tree's, or $MATCORE_RTL_DIR).
+std::string rtl_model_dir();
+
+}  // namespace mc
+
+namespace mc {
+
+/// One sample for the RTL engine: a and b bit patterns (a_fmt, b_fmt), c in the output format.
+struct RtlSample {
+  std::vector<uint64_t> a, b;
+  uint64_t c = 0;
+};
+
+/// The Verilated simulator of dp's top (rtl_model/harness/harness.cpp around the generated
+/// top): built with verilator on first use, then taken from the cache ($MATCORE_RTL_CACHE,
+/// else $XDG_CACHE_HOME/matcore/rtl, else ~/.cache/matcore/rtl), keyed by a hash of the top,
+/// the stage modules and the harness. trace: built with --trace (VCD). Returns the executable.
+/// InputError (exit 2) when verilator is missing or the build fails (the log path is named).
+std::string rtl_simulator(const Datapath& dp, bool trace = false);
+
+/// Runs the samples through the RTL; returns d as stored (binary16 results widened to binary32).
+/// vcd: a VCD of the whole run (needs the trace build).
+std::vector<uint64_t> rtl_run(const Datapath& dp, const std::vector<RtlSample>& samples,
+                              const std::string& vcd = "");
+
+}  // namespace mc
