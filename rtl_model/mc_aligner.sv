@@ -50,7 +50,11 @@ module mc_aligner #(
   int i, s;
   logic signed [XW-1:0] e0, e1, eref;
   logic n0, n1, st;
+  // the shifted magnitude is below 2^(F+2) (a term is below 4 * 2^e_max): bits of m at AW and
+  // above are zero where SW > AW (fp8 inputs with a binary32 c, F = 13)
+  /* verilator lint_off UNUSEDSIGNAL */
   logic [SW-1:0] m;
+  /* verilator lint_on UNUSEDSIGNAL */
   logic [AW-1:0] val;
 
   always_comb begin
@@ -103,11 +107,7 @@ module mc_aligner #(
       end else begin
         m = (s >= SW) ? '0 : (sg[i] >> s);
         st = (s >= SW) ? (|sg[i]) : (|(sg[i] & ~({SW{1'b1}} << s)));
-        // the shifted magnitude is below 2^(F+2) (a term is below 4 * 2^e_max): bits of m at
-        // AW and above are zero
-        /* verilator lint_off UNUSEDSIGNAL */
         val = AW'(m);
-        /* verilator lint_on UNUSEDSIGNAL */
       end
       if (sgn[i]) begin
         val = -val;

@@ -8,33 +8,20 @@
 
 #include "matcore/presets.hpp"
 #include "matcore/validate.hpp"
+#include "hwdata_sets.hpp"
 
 using namespace mc;
 
 namespace {
 
-struct Set {
-  const char* gpu;
-  const char* arch;
-  const char* fmt;   // folder / file tag
-  const char* type;  // preset type
-  const char* out;   // fp32 | fp16
-  int K;
-  bool zero_c;
-  long expect;       // expected mismatches (0 for confirmed sets)
-};
+using mc_test::Set;
+using mc_test::kConfirmed;
 
-void PrintTo(const Set& s, std::ostream* os) {
-  *os << s.gpu << "/" << s.fmt << " out " << s.out << (s.zero_c ? " c=0" : "");
-}
-
-std::string dir() { return std::string(MATCORE_SHARED_DIR) + "/hwdata/nvidia/"; }
+std::string dir() { return mc_test::hwdata_dir(); }
 
 void run(const Set& s) {
-  const std::string d = dir() + s.gpu + "/" + s.fmt + "/";
-  const std::string tag = std::string("_") + s.gpu + "_";
-  const std::string a = d + "a" + tag + s.fmt + ".txt", b = d + "b" + tag + s.fmt + ".txt",
-                    c = d + "c" + tag + "fp32.txt", dd = d + "d" + tag + s.out + ".txt";
+  const mc_test::SetFiles f = mc_test::files_of(s);
+  const std::string &a = f.a, &b = f.b, &c = f.c, &dd = f.d;
   ASSERT_TRUE(std::ifstream(a).good()) << "hardware data missing: " << a
                                        << " (set MATCORE_SHARED_DIR to the shared/ folder)";
   const Datapath dp = find_preset(s.arch, s.type, s.out);
@@ -50,40 +37,6 @@ void run(const Set& s) {
   EXPECT_EQ(static_cast<long>(mm.size()), s.expect) << dp.name() << " out " << s.out << ": " << first;
 }
 
-const Set kConfirmed[] = {
-    {"V100", "v100", "fp16", "fp16", "fp32", 4, false, 0},
-    {"V100", "v100", "fp16", "fp16", "fp16", 4, false, 0},
-    {"A100", "a100", "fp16", "fp16", "fp32", 8, false, 0},
-    {"A100", "a100", "fp16", "fp16", "fp16", 8, false, 0},
-    {"A100", "a100", "bf16", "bf16", "fp32", 8, false, 0},
-    {"A100", "a100", "tf32", "tf32", "fp32", 4, false, 0},
-    {"Ada", "l40s", "fp16", "fp16", "fp32", 8, false, 0},
-    {"Ada", "l40s", "fp16", "fp16", "fp16", 8, false, 0},
-    {"Ada", "l40s", "bf16", "bf16", "fp32", 8, false, 0},
-    {"Ada", "l40s", "tf32", "tf32", "fp32", 4, false, 0},
-    {"Ada", "l40s", "E4M3", "e4m3", "fp32", 32, false, 0},
-    {"Ada", "l40s", "E5M2", "e5m2", "fp32", 32, false, 0},
-    {"Ada", "l40s", "E4M3", "e4m3", "fp16", 32, false, 0},
-    {"Ada", "l40s", "E5M2", "e5m2", "fp16", 32, false, 0},
-    {"H100", "h100", "fp16", "fp16", "fp32", 16, false, 0},
-    {"H100", "h100", "fp16", "fp16", "fp16", 16, false, 0},
-    {"H100", "h100", "bf16", "bf16", "fp32", 16, false, 0},
-    {"H100", "h100", "tf32", "tf32", "fp32", 4, false, 0},
-    {"H100", "h100", "E4M3", "e4m3", "fp32", 32, true, 0},
-    {"H100", "h100", "E5M2", "e5m2", "fp32", 32, true, 0},
-    {"B200", "b200", "fp16", "fp16", "fp32", 16, false, 0},
-    {"B200", "b200", "fp16", "fp16", "fp16", 16, false, 0},
-    {"B200", "b200", "bf16", "bf16", "fp32", 16, false, 0},
-    {"B200", "b200", "tf32", "tf32", "fp32", 4, false, 0},
-    // Open in the published description, resolved here (docs/nvidia-open-sets.md): fp8
-    // mma.sync on sm_90/sm_100 runs as two interleaved 16-product HMMAs, c added last (RNE).
-    {"H100", "h100", "E4M3", "e4m3", "fp16", 32, false, 0},
-    {"H100", "h100", "E5M2", "e5m2", "fp16", 32, false, 0},
-    {"B200", "b200", "E4M3", "e4m3", "fp32", 32, false, 0},
-    {"B200", "b200", "E5M2", "e5m2", "fp32", 32, false, 0},
-    {"B200", "b200", "E4M3", "e4m3", "fp16", 32, false, 0},
-    {"B200", "b200", "E5M2", "e5m2", "fp16", 32, false, 0},
-};
 
 }  // namespace
 

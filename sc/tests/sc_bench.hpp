@@ -16,41 +16,15 @@
 #include "matcore/presets.hpp"
 #include "matcore/validate.hpp"
 #include "matcore_sc/top.hpp"
+#include "preset_refs.hpp"
+#include "sampled.hpp"
 
 namespace scb {
 
-struct PresetRef {
-  std::string key;  ///< mi300x_fp16, h100_e4m3_mma_sync_binary16, ...
-  mc::Datapath dp;
-};
-
-inline std::string sanitize(std::string s) {
-  for (char& ch : s)
-    if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  return s;
-}
-
-inline bool is_amd(const mc::Datapath& d) { return d.family.rfind("cdna", 0) == 0; }
-
-inline const std::vector<PresetRef>& sc_presets() {
-  static const std::vector<PresetRef> v = [] {
-    std::vector<PresetRef> r;
-    for (const mc::Datapath& d : mc::all_presets()) {
-      std::string k = d.arch + "_" + d.type + (d.variant.empty() ? "" : "_" + d.variant);
-      r.push_back(PresetRef{sanitize(k), d});
-      if (!is_amd(d) && d.a_fmt.width() <= 16) {
-        try {
-          const mc::Datapath h = mc::find_preset(d.arch, d.type, "fp16", d.variant);
-          r.push_back(PresetRef{sanitize(k + "_out_fp16"), h});
-        } catch (const std::invalid_argument&) {
-          // this input type has no binary16-output instruction
-        }
-      }
-    }
-    return r;
-  }();
-  return v;
-}
+using mc_test::PresetRef;
+using mc_test::is_amd;
+using mc_test::sanitize;
+inline const std::vector<PresetRef>& sc_presets() { return mc_test::preset_refs(); }
 
 inline mcsc::DatapathTop& top_for(const std::string& key) {
   static std::map<std::string, mcsc::DatapathTop*> tops;
@@ -60,10 +34,7 @@ inline mcsc::DatapathTop& top_for(const std::string& key) {
   return *tops.at(key);
 }
 
-struct Sample {
-  std::vector<uint64_t> a, b;
-  uint64_t c = 0;  ///< out_fmt
-};
+using mc_test::Sample;
 
 /// Runs the samples through the top (in chunks), compares d and the widened d with mc::dot.
 /// Returns the number of mismatches; `first` describes the first one.

@@ -102,24 +102,7 @@ uint64_t count_for(const std::string& key, const std::string& strategy) {
   return 100000;
 }
 
-std::vector<Sample> random_samples(const Datapath& dp, const std::string& strategy, uint64_t n, uint32_t seed) {
-  SampleSpec sp = sample_spec_for(dp);
-  sp.N = n;
-  sp.seed = seed;
-  sp.strategy = strategy == "bits" ? Strategy::Bits : Strategy::ExpMant;
-  default_ranges(sp, strategy == "expmant_sub");
-  char tmpl[] = "/tmp/matcore_sc_XXXXXX";
-  const std::string dir = ::mkdtemp(tmpl);
-  write_samples(sp, dir, 1);
-  std::vector<uint64_t> idx(n);
-  for (uint64_t i = 0; i < n; ++i) idx[i] = i;
-  const std::vector<ExplainSample> xs = load_dir_samples(dp, dir, idx, false);
-  for (const char* f : {"a.txt", "b.txt", "c.txt"}) std::remove((dir + "/" + f).c_str());
-  ::rmdir(dir.c_str());
-  std::vector<Sample> s(xs.size());
-  for (size_t i = 0; i < xs.size(); ++i) s[i] = Sample{xs[i].a, xs[i].b, xs[i].c};
-  return s;
-}
+using mc_test::random_samples;
 
 struct RandomCase {
   std::string key, strategy;
@@ -158,27 +141,12 @@ INSTANTIATE_TEST_SUITE_P(Sampled, Random, ::testing::ValuesIn(random_cases()),
                          });
 
 // ----------------------------------------------------------------- injected special values
-std::vector<uint64_t> specials_of(const Format& f) {
-  std::vector<uint64_t> v = {zero_bits(f, false), zero_bits(f, true), f.max_finite_bits(),
-                             f.max_finite_bits() | (uint64_t{1} << (f.width() - 1)), f.qnan_bits(false), 1};
-  if (f.has_inf()) { v.push_back(f.inf_bits(false)); v.push_back(f.inf_bits(true)); }
-  if (f.enc != Encoding::FNUZ) v.push_back(f.qnan_bits(true));
-  return v;
-}
-
 class Specials : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Specials, SystemCEqualsFastModel) {
   const Datapath& dp = ref(GetParam()).dp;
   const uint64_t n = std::getenv("MATCORE_SC_SAMPLES") ? count_for(GetParam(), "bits") / 4 : 5000;
-  std::vector<Sample> s = random_samples(dp, "bits", n, 11);
-  std::mt19937 g(5);
-  const auto sa = specials_of(dp.a_fmt), sb = specials_of(dp.b_fmt), sc = specials_of(dp.out_fmt);
-  for (Sample& x : s) {
-    for (auto& v : x.a) if (g() % 12 == 0) v = sa[g() % sa.size()];
-    for (auto& v : x.b) if (g() % 12 == 0) v = sb[g() % sb.size()];
-    if (g() % 6 == 0) x.c = sc[g() % sc.size()];
-  }
+  const std::vector<Sample> s = mc_test::special_samples(dp, n);
   std::string first;
   EXPECT_EQ(scb::compare_with_dot(scb::top_for(GetParam()), s, &first), 0u) << first;
 }

@@ -9,7 +9,8 @@
 //           (c of the final addition, c_final datapaths), in_last (the sample's last group)
 //           -> out_valid, out_tag, out_grp, out_last, out_d[OW-1:0] (output format, the value
 //           a next group takes as c), out_d32[DW-1:0] (the stored width: binary16 widened)
-//   latency: one register per planned stage (issue included), as the SystemC top.
+//   latency: one register per planned stage: the issue register, then latency = stages - 1
+//   cycles to out_* (DatapathTop::latency() of the SystemC top counts the same way).
 //
 // The driver (the Verilator harness, rtl_model/harness/) is the issue logic: it cuts k into
 // groups of n_fma (pair interleave order where the datapath asks), feeds each group with the
@@ -25,13 +26,17 @@ namespace mc {
 struct RtlTop {
   std::string module;               ///< top module name, e.g. "mc_mi300x_fp16"
   std::string text;                 ///< the generated SystemVerilog
-  int latency = 0;                  ///< registers from in_* to out_*
+  int latency = 0;                  ///< cycles from the issue register to out_* (plan size - 1)
   std::vector<std::string> sources; ///< the stage modules it instantiates (rtl_model/*.sv)
 };
 
-/// The top of dp. Throws std::invalid_argument (naming the field) for a datapath the RTL does
-/// not cover (an output format that is not IEEE-encoded).
-RtlTop rtl_top(const Datapath& dp);
+/// The top of dp, named `module` (default: rtl_module_name(dp)). Throws std::invalid_argument
+/// (naming the field) for a datapath the RTL does not cover (an output format that is not
+/// IEEE-encoded).
+RtlTop rtl_top(const Datapath& dp, const std::string& module = "");
+
+/// "mc_<arch>_<type>[_out16][_<variant>]" with every other character made '_'.
+std::string rtl_module_name(const Datapath& dp);
 
 /// Every stage module file of rtl_model/ (a generated top uses a subset).
 std::vector<std::string> rtl_stage_sources();

@@ -1,0 +1,59 @@
+// The presets the multi-level testbenches (SystemC, RTL) run: every preset of core, plus the
+// binary16-output variant of every NVIDIA preset with inputs of at most 16 bits, each with a
+// test-name key (mi300x_fp16, h100_e4m3_mma_sync_out_fp16, ...).
+#pragma once
+#include <cctype>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "matcore/presets.hpp"
+
+namespace mc_test {
+
+struct PresetRef {
+  std::string key;  ///< mi300x_fp16, h100_e4m3_mma_sync_out_fp16, ...
+  mc::Datapath dp;
+};
+
+inline std::string sanitize(std::string s) {
+  for (char& ch : s)
+    if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return s;
+}
+
+inline bool is_amd(const mc::Datapath& d) { return d.family.rfind("cdna", 0) == 0; }
+
+inline const std::vector<PresetRef>& preset_refs() {
+  static const std::vector<PresetRef> v = [] {
+    std::vector<PresetRef> r;
+    for (const mc::Datapath& d : mc::all_presets()) {
+      std::string k = d.arch + "_" + d.type + (d.variant.empty() ? "" : "_" + d.variant);
+      r.push_back(PresetRef{sanitize(k), d});
+      if (!is_amd(d) && d.a_fmt.width() <= 16) {
+        try {
+          const mc::Datapath h = mc::find_preset(d.arch, d.type, "fp16", d.variant);
+          r.push_back(PresetRef{sanitize(k + "_out_fp16"), h});
+        } catch (const std::invalid_argument&) {
+          // this input type has no binary16-output instruction
+        }
+      }
+    }
+    return r;
+  }();
+  return v;
+}
+
+inline const PresetRef& preset_ref(const std::string& key) {
+  for (const PresetRef& p : preset_refs())
+    if (p.key == key) return p;
+  throw std::invalid_argument("no preset " + key);
+}
+
+inline std::vector<std::string> preset_keys() {
+  std::vector<std::string> k;
+  for (const PresetRef& p : preset_refs()) k.push_back(p.key);
+  return k;
+}
+
+}  // namespace mc_test

@@ -1,0 +1,292 @@
+// The RTL (rtl_model/, the tops of `matcore rtl`, run by Verilator through the RTL engine of
+// core/src/rtl.cpp) against the hardware data, the paper vectors and the fast model:
+//   * Generate: every preset's top is lint-clean under `verilator --lint-only -Wall` and holds
+//     exactly the signals of the field table (signal_table) under their documented names;
+//   * Hwdata: every confirmed NVIDIA hardware set, 0 mismatches (validate --engine rtl too);
+//   * Paper: every paper vector of tb/vectors/paper_cdna*.pvt on the AMD presets it names: the
+//     RTL gives the fast model's d (which reproduces the tables);
+//   * Random: both sampling strategies (normal and subnormal ranges, independent bits); 10^5
+//     samples per strategy on one preset of every datapath structure (kBig), fewer elsewhere;
+//   * Specials: injected zeros, infinities, NaNs and extremes; the hand-derived overflow cases;
+//   * Sensitivity: the RTL of a changed datapath (one parameter) differs from the preset's model.
+// Each distinct top is Verilated once (the engine's cache: MATCORE_RTL_CACHE, set by CMake to
+// the build folder) and shared by every test that uses it. MATCORE_RTL_SAMPLES=N sets every
+// random count.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "hwdata_sets.hpp"
+#include "matcore/model.hpp"
+#include "matcore/plan.hpp"
+#include "matcore/rtl.hpp"
+#include "matcore/table.hpp"
+#include "matcore/validate.hpp"
+#include "overflow_cases.hpp"
+#include "preset_refs.hpp"
+#include "run_command.hpp"
+#include "sampled.hpp"
+#include "temp_dir.hpp"
+
+using namespace mc;
+using mc_test::Sample;
+
+namespace {
+
+std::string hexs(uint64_t v) { return "0x" + to_hex(v); }
+
+/// Runs the samples through the RTL and the fast model; returns the number of samples whose
+/// d differ and describes the first one (operands, both d in hex, the model's stage trace).
+size_t compare_rtl(const Datapath& dp, const std::vector<Sample>& s, std::string* first) {
+  std::vector<RtlSample> in(s.size());
+  for (size_t i = 0; i < s.size(); ++i) in[i] = RtlSample{s[i].a, s[i].b, s[i].c};
+  const std::vector<uint64_t> got = rtl_run(dp, in);
+  size_t bad = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    Trace tr;
+    const uint64_t want = widen_result(dp, dot(dp, s[i].a.data(), s[i].b.data(), static_cast<int>(s[i].a.size()), s[i].c));
+    if (got[i] == want) continue;
+    if (bad++ == 0 && first) {
+      std::ostringstream o;
+      o << dp.name() << " sample " << i << ": rtl " << hexs(got[i]) << " model " << hexs(want) << "\n  a:";
+      for (uint64_t v : s[i].a) o << " " << to_hex_bits(dp.a_fmt, v);
+      o << "\n  b:";
+      for (uint64_t v : s[i].b) o << " " << to_hex_bits(dp.b_fmt, v);
+      o << "\n  c: " << to_hex_bits(dp.out_fmt, s[i].c) << "\n  model stages:\n";
+      dot(dp, s[i].a.data(), s[i].b.data(), static_cast<int>(s[i].a.size()), s[i].c, &tr);
+      for (const auto& r : tr.rows) o << "    " << r.first << " = " << r.second << "\n";
+      *first = o.str();
+    }
+  }
+  return bad;
+}
+
+// ---------------------------------------------------------------------------- generation
+/// "stage.signal" of every view declared in a generated top's named blocks.
+std::set<std::string> view_names(const std::string& text) {
+  std::set<std::string> names;
+  std::istringstream in(text);
+  std::string line, block;
+  while (std::getline(in, line)) {
+    const size_t b = line.find("if (1) begin : ");
+    if (b != std::string::npos) {
+      block = line.substr(b + 15);
+      continue;
+    }
+    if (line == "  end") block.clear();
+    if (block.empty()) continue;
+    const size_t l = line.find("    logic [");
+    if (l != 0) continue;
+    const size_t sp = line.find("] ");
+    names.insert(block + "." + line.substr(sp + 2, line.size() - sp - 3));
+  }
+  return names;
+}
+
+class RtlGenerate : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RtlGenerate, LintCleanWithTheFieldTableNames) {
+  const Datapath& dp = mc_test::preset_ref(GetParam()).dp;
+  const RtlTop t = rtl_top(dp);
+  EXPECT_EQ(t.latency, static_cast<int>(plan(dp).size()) - 1);
+  std::set<std::string> want;
+  for (const SignalField& f : signal_table(dp)) want.insert(f.name);
+  EXPECT_EQ(view_names(t.text), want);
+
+  const std::string dir = mc_test::temp_dir();
+  const std::string top = dir + "/" + t.module + ".sv";
+  std::ofstream(top) << t.text;
+  std::string cmd = "verilator --lint-only -Wall --top-module " + t.module;
+  for (const std::string& s : t.sources) cmd += " " + rtl_model_dir() + "/" + s;
+  std::string out;
+  const int st = mc_test::run_command(cmd + " " + top + " 2>&1", &out);
+  EXPECT_EQ(st, 0) << out;
+  EXPECT_EQ(out, "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Preset, RtlGenerate, ::testing::ValuesIn(mc_test::preset_keys()),
+                         [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
+
+TEST(RtlGenerateCli, WritesTopAndFileList) {
+  const std::string dir = mc_test::temp_dir();
+  std::string out;
+  ASSERT_EQ(mc_test::run_command(std::string(MATCORE_CLI) + " rtl --arch mi300x --type fp16 --dir " + dir + " 2>&1", &out), 0)
+      << out;
+  std::ifstream f(dir + "/mc_mi300x_fp16.sv");
+  std::stringstream text;
+  text << f.rdbuf();
+  EXPECT_EQ(text.str(), rtl_top(find_preset("mi300x", "fp16")).text);
+  std::ifstream l(dir + "/mc_mi300x_fp16.f");
+  std::string first;
+  std::getline(l, first);
+  EXPECT_EQ(first, rtl_model_dir() + "/mc_decode.sv");
+  out.clear();
+  EXPECT_EQ(mc_test::run_command(std::string(MATCORE_CLI) + " rtl --arch mi300x --type fp16 --dir /nonexistent 2>&1", &out), 2);
+  EXPECT_NE(out.find("/nonexistent: not a directory"), std::string::npos) << out;
+}
+
+// ------------------------------------------------------------------------------ hardware data
+class RtlHwdata : public ::testing::TestWithParam<mc_test::Set> {};
+
+TEST_P(RtlHwdata, ZeroMismatches) {
+  const mc_test::Set& s = GetParam();
+  const mc_test::SetFiles f = mc_test::files_of(s);
+  const Datapath dp = find_preset(s.arch, s.type, s.out);
+  SampleSet set = load_sample_set(dp, f.a, f.b, f.c, f.d, s.K);
+  ASSERT_EQ(set.n, 5000u);
+  std::vector<RtlSample> in(set.n);
+  for (size_t i = 0; i < set.n; ++i) {
+    in[i].a.assign(set.a.begin() + i * set.K, set.a.begin() + (i + 1) * set.K);
+    in[i].b.assign(set.b.begin() + i * set.K, set.b.begin() + (i + 1) * set.K);
+    in[i].c = s.zero_c ? zero_bits(dp.out_fmt, false) : set.c[i];
+  }
+  const std::vector<uint64_t> got = rtl_run(dp, in);
+  size_t bad = 0;
+  std::string first;
+  for (size_t i = 0; i < set.n; ++i)
+    if (got[i] != set.d[i] && bad++ == 0)
+      first = "line " + std::to_string(i + 1) + ": rtl " + hexs(got[i]) + " hardware " + hexs(set.d[i]);
+  EXPECT_EQ(static_cast<long>(bad), s.expect) << first;
+}
+
+INSTANTIATE_TEST_SUITE_P(Hwdata, RtlHwdata, ::testing::ValuesIn(mc_test::kConfirmed),
+                         [](const ::testing::TestParamInfo<mc_test::Set>& i) {
+                           return std::string(i.param.gpu) + "_" + i.param.fmt + "_" + i.param.out;
+                         });
+
+TEST(RtlHwdataCli, ValidateEngineRtl) {
+  const mc_test::Set s{"A100", "a100", "fp16", "fp16", "fp32", 8, false, 0};
+  const mc_test::SetFiles f = mc_test::files_of(s);
+  const std::string args = " validate --arch a100 --type fp16 --engine rtl --a " + f.a + " --b " + f.b + " --c " + f.c;
+  std::string out;
+  EXPECT_EQ(mc_test::run_command(std::string(MATCORE_CLI) + args + " --d " + f.d + " 2>&1", &out), 0) << out;
+  EXPECT_NE(out.find("samples=5000 mismatches=0"), std::string::npos) << out;
+  // the d of another set: mismatches, exit 1, reported as rtl vs d file
+  const mc_test::SetFiles g = mc_test::files_of(mc_test::Set{"A100", "a100", "fp16", "fp16", "fp16", 8, false, 0});
+  out.clear();
+  EXPECT_EQ(mc_test::run_command(std::string(MATCORE_CLI) + args + " --d " + g.d + " --show 1 2>&1", &out), 1) << out;
+  EXPECT_NE(out.find("mismatch sample 0 (a line 1, d line 1): rtl 0x"), std::string::npos) << out;
+}
+
+// ------------------------------------------------------------------------------ paper vectors
+std::vector<std::string> amd_keys() {
+  std::vector<std::string> k;
+  for (const mc_test::PresetRef& p : mc_test::preset_refs())
+    if (mc_test::is_amd(p.dp) && !(p.dp.a_fmt == kBinary64)) k.push_back(p.key);
+  return k;
+}
+
+class RtlPaper : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RtlPaper, GivesTheModelsD) {
+  const Datapath& dp = mc_test::preset_ref(GetParam()).dp;
+  const std::string table = std::string(MATCORE_SOURCE_DIR) + "/tb/vectors/paper_" + dp.family + ".pvt";
+  std::vector<Sample> s;
+  size_t table_passes = 0;
+  for (const TableCase& tc : read_table(table)) {
+    if (std::find(tc.presets.begin(), tc.presets.end(), dp.arch) == tc.presets.end()) continue;
+    if (find_preset(dp.arch, tc.type).type != dp.type) continue;
+    Sample x;
+    try {
+      build_operands(tc, dp, x.a, x.b, x.c);
+    } catch (const InputError&) {
+      continue;  // operands this format cannot hold (reported by the table tests)
+    }
+    for (const CaseResult& r : run_case(tc, false))
+      if (r.preset == dp.name() && r.pass) ++table_passes;
+    s.push_back(x);
+  }
+  ASSERT_FALSE(s.empty());
+  std::string first;
+  EXPECT_EQ(compare_rtl(dp, s, &first), 0u) << first;
+  RecordProperty("vectors", static_cast<int>(s.size()));
+  RecordProperty("table_passes", static_cast<int>(table_passes));
+}
+
+INSTANTIATE_TEST_SUITE_P(Paper, RtlPaper, ::testing::ValuesIn(amd_keys()),
+                         [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
+
+// ------------------------------------------------------------------------- random samples
+// One preset of every datapath structure: exact (CDNA1, SFMA fp32/fp64), pairwise (CDNA2),
+// fused late c (CDNA3), odd-even (CDNA3 fp8), fused early c (NVIDIA), reduced precision
+// (Ada fp8), c_final with pair interleave and binary16 output (Hopper/Blackwell fp8 mma.sync).
+const std::set<std::string> kBig = {"mi100_fp16",  "mi100_fp32",      "mi250_fp16",         "mi250_fp64",
+                                    "mi300x_fp16", "mi300x_e4m3fnuz", "h100_fp16",          "l40s_e4m3_mma_sync",
+                                    "b200_e4m3_mma_sync_out_fp16"};
+
+uint64_t count_for(const std::string& key, const std::string& strategy) {
+  if (const char* e = std::getenv("MATCORE_RTL_SAMPLES")) return std::strtoull(e, nullptr, 10);
+  const bool big = kBig.count(key) != 0;
+  if (strategy == "expmant_sub") return big ? 20000 : 1000;
+  return big ? 100000 : 2000;
+}
+
+struct RandomCase {
+  std::string key, strategy;
+};
+std::vector<RandomCase> random_cases() {
+  std::vector<RandomCase> r;
+  for (const std::string& k : mc_test::preset_keys())
+    for (const char* st : {"expmant", "expmant_sub", "bits"}) r.push_back(RandomCase{k, st});
+  return r;
+}
+
+class RtlRandom : public ::testing::TestWithParam<RandomCase> {};
+
+TEST_P(RtlRandom, EqualsFastModel) {
+  const RandomCase& rc = GetParam();
+  const Datapath& dp = mc_test::preset_ref(rc.key).dp;
+  const uint64_t n = count_for(rc.key, rc.strategy);
+  std::string first;
+  EXPECT_EQ(compare_rtl(dp, mc_test::random_samples(dp, rc.strategy, n, 7), &first), 0u) << first;
+  RecordProperty("samples", static_cast<int>(n));
+}
+
+INSTANTIATE_TEST_SUITE_P(Sampled, RtlRandom, ::testing::ValuesIn(random_cases()),
+                         [](const ::testing::TestParamInfo<RandomCase>& i) { return i.param.key + "_" + i.param.strategy; });
+
+class RtlSpecials : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RtlSpecials, EqualsFastModel) {
+  const Datapath& dp = mc_test::preset_ref(GetParam()).dp;
+  std::string first;
+  EXPECT_EQ(compare_rtl(dp, mc_test::special_samples(dp, kBig.count(GetParam()) ? 20000 : 2000), &first), 0u) << first;
+}
+
+INSTANTIATE_TEST_SUITE_P(Injected, RtlSpecials, ::testing::ValuesIn(mc_test::preset_keys()),
+                         [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
+
+TEST(RtlOverflow, HandDerivedBits) {
+  for (const ovf::Case& k : ovf::cases()) {
+    const Datapath dp = find_preset(k.arch, k.type, k.out, k.variant);
+    const RtlSample s{ovf::operands(dp.a_fmt, k.a, k.reps), ovf::operands(dp.b_fmt, k.b, k.reps), parse_operand(dp.out_fmt, k.c)};
+    const std::vector<uint64_t> d = rtl_run(dp, {s});
+    EXPECT_EQ(to_hex(d.at(0)), to_hex(widen_result(dp, k.d))) << ovf::label(k);
+  }
+}
+
+// ------------------------------------------------------------------------------ sensitivity
+// The comparison can fail: the RTL of a datapath one parameter away from the preset differs
+// from the preset's fast model on many samples (the engine really runs the generated top).
+TEST(RtlSensitivity, OneParameterAwayDiffers) {
+  const Datapath dp = find_preset("mi300x", "fp16");
+  const std::vector<Sample> s = mc_test::random_samples(dp, "expmant", 2000, 3);
+  std::vector<RtlSample> in(s.size());
+  for (size_t i = 0; i < s.size(); ++i) in[i] = RtlSample{s[i].a, s[i].b, s[i].c};
+  Datapath f23 = dp;
+  f23.frac_bits = 23;
+  const std::vector<uint64_t> got = rtl_run(f23, in);
+  size_t differ = 0, differ_own = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    differ += got[i] != dot(dp, s[i].a.data(), s[i].b.data(), static_cast<int>(s[i].a.size()), s[i].c);
+    differ_own += got[i] != dot(f23, s[i].a.data(), s[i].b.data(), static_cast<int>(s[i].a.size()), s[i].c);
+  }
+  EXPECT_GT(differ, 100u);
+  EXPECT_EQ(differ_own, 0u);  // and it is exactly the changed datapath's model
+}
+
+}  // namespace
