@@ -257,6 +257,28 @@ struct RtlCmd {
   }
 };
 
+/// matcore cost: yosys synthesis of the preset's top; cells and NAND2-equivalents per stage.
+struct CostCmd {
+  DatapathArgs dpa;
+  int run() const {
+    const Datapath dp = dpa.resolve();
+    const RtlCost c = rtl_cost(dp);
+    std::printf("%s%s: %s\n", dp.name().c_str(), dp.variant.empty() ? "" : (" " + dp.variant).c_str(), plan_diagram(dp).c_str());
+    std::printf("top %s: latency %d cycles after the issue register\n\n", c.module.c_str(), c.latency);
+    std::printf("%-12s %-34s %10s %12s %7s\n", "stage", "modules", "cells", "NAND2-eq", "adder");
+    for (const StageCost& s : c.stages)
+      std::printf("%-12s %-34s %10ld %12.0f %7s\n", s.stage.c_str(), s.modules.c_str(), s.cells, s.nand2,
+                  s.adder_bits ? std::to_string(s.adder_bits).c_str() : "-");
+    std::printf("%-12s %-34s %10ld %12.0f\n", "registers", (std::to_string(c.flops) + " flip-flops, glue").c_str(),
+                c.reg_cells, c.reg_nand2);
+    std::printf("%-12s %-34s %10ld %12.0f\n", "total", "", c.cells, c.nand2);
+    std::printf("\nwidest adder: %s, %d bits\n", c.widest_stage.c_str(), c.widest_adder);
+    std::printf("method: yosys synth (generic gates, hierarchy kept), stat -tech cmos transistors / 4 (docs/rtl.md); %.1f s\n",
+                c.seconds);
+    return 0;
+  }
+};
+
 struct GemmCmd {
   bool single = false;  // mfma: one instruction
   DatapathArgs dpa;
@@ -443,7 +465,58 @@ struct FeaturesCmd {
 
 // -------------------------------------------------------------------------- trace
 // The SystemC model is a separate program (it elaborates once per process): matcore-sc.
+/// matcore trace --engine rtl: the samples through the Verilated RTL top (built with --trace),
+/// a VCD of the run whose signals carry the field table's names under the top's named blocks
+/// (TOP.mc_top.aligner.e_max, ...), d checked against the fast model.
+int rtl_trace(const std::vector<std::string>& rest) {
+  CLI::App app("matcore trace --engine rtl", "trace");
+  DatapathArgs dpa;
+  std::string engine, a, b, c = "0", file, samples = "0", vcd;
+  dpa.add(&app);
+  app.add_option("--engine", engine)->check(CLI::IsMember({"rtl"}));
+  Program::text(&app, "--a", a, "a values V,V,...");
+  Program::text(&app, "--b", b, "b values");
+  Program::text(&app, "--c", c, "c (default 0)");
+  Program::text(&app, "--file", file, "directory with a.txt b.txt c.txt [d.txt]");
+  Program::text(&app, "--samples", samples, "0-based sample indices I,J,... of --file (default 0)");
+  Program::text(&app, "--vcd", vcd, "the VCD file (default run/trace-rtl-ARCH-TYPE.vcd)");
+  std::vector<std::string> args(rest.rbegin(), rest.rend());
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(std::string("trace --engine rtl: ") + e.what());
+  }
+  const Datapath dp = dpa.resolve();
+  const std::vector<ExplainSample> xs = command_line_samples(dp, file, samples, false, a, b, c);
+  if (vcd.empty()) {
+    ::mkdir("run", 0777);
+    std::string t = dp.type;
+    for (char& ch : t)
+      if (ch == ',') ch = '_';
+    vcd = "run/trace-rtl-" + dp.arch + "-" + t + ".vcd";
+  }
+  std::vector<RtlSample> in;
+  for (const ExplainSample& x : xs) in.push_back(RtlSample{x.a, x.b, x.c});
+  OutputFile out(vcd);  // the simulator writes a temporary beside it; renamed when complete
+  if (out.temp_path().empty()) throw UsageError("--vcd: " + vcd + " is not a regular file path (the simulator writes the VCD)");
+  const std::vector<uint64_t> d = rtl_run(dp, in, out.temp_path());
+  out.commit();
+  int bad = 0;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const uint64_t m = widen_result(dp, dot(dp, xs[i].a.data(), xs[i].b.data(), static_cast<int>(xs[i].a.size()), xs[i].c));
+    std::printf("sample %zu: rtl d = 0x%s, model d = 0x%s%s\n", i, to_hex(d[i]).c_str(), to_hex(m).c_str(),
+                d[i] == m ? "" : "  MISMATCH");
+    bad += d[i] != m;
+  }
+  std::printf("vcd: %s (signals TOP.mc_top.<stage>.<signal>: the names of matcore dot --trace and the SystemC VCD)\n",
+              vcd.c_str());
+  return bad ? 1 : 0;
+}
+
 int exec_trace(const char* self, const std::vector<std::string>& rest) {
+  for (size_t i = 0; i < rest.size(); ++i)
+    if ((rest[i] == "--engine" && i + 1 < rest.size() && rest[i + 1] == "rtl") || rest[i] == "--engine=rtl")
+      return rtl_trace(rest);
   std::string me(self);
   const size_t slash = me.rfind('/');
   const std::string dir = slash == std::string::npos ? "." : me.substr(0, slash);
@@ -612,6 +685,11 @@ int matcore_main(int argc, char** argv) {
                 [&] { return rtl.run(); });
   rtl.dpa.add(c);
   Program::text(c, "--dir", rtl.dir, "directory for TOP.sv and TOP.f (default: the top on standard output)");
+
+  CostCmd cost;
+  c = p.command("cost", "hardware cost of a preset's RTL top: yosys cells and NAND2-equivalents per stage, latency, widest adder",
+                "  matcore cost --arch mi300x --type fp16", [&] { return cost.run(); });
+  cost.dpa.add(c);
 
   CheckTableCmd ct;
   c = p.command("check-table", "run paper test-vector tables (tb/vectors/*.pvt)",

@@ -13,7 +13,7 @@ module mc_adder #(
     output logic signed [SUMW-1:0] s,
     output logic signed [SUMW-1:0] s_even
 );
-  int i;
+  integer i;
   always_comb begin
     s = '0;
     s_even = '0;

@@ -47,7 +47,7 @@ module mc_aligner #(
   logic part[M];       // takes part in the alignment
   logic odd_set[M];    // belongs to the second (e_max_even) set
 
-  int i, s;
+  integer i, s;
   logic signed [XW-1:0] e0, e1, eref;
   logic n0, n1, st;
   // the shifted magnitude is below 2^(F+2) (a term is below 4 * 2^e_max): bits of m at AW and
@@ -100,7 +100,7 @@ module mc_aligner #(
     for (i = 0; i < M; i = i + 1) begin
       eref = odd_set[i] ? e1 : e0;
       // value = sg * 2^(ex - TF); unit 2^(eref - F): shift right by s
-      s = (int'(eref) - F) - (int'(ex[i]) - TF);
+      s = (32'($signed(eref)) - F) - (32'($signed(ex[i])) - TF);
       st = 1'b0;
       if (s <= 0) begin
         val = AW'(sg[i]) << (-s);

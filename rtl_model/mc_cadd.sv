@@ -36,20 +36,22 @@ module mc_cadd #(
 );
   localparam int WW = ACCW + 2;
   logic signed [WW-1:0] cv, sv, t;
-  int sh;
+  integer sh;
   // floor(x * 2^-shift) (shift <= 0: exact left shift); *lost: nonzero magnitude bits dropped
-  function automatic logic signed [WW-1:0] rd_shift(input logic signed [WW-1:0] x, input int shift,
+  function automatic logic signed [WW-1:0] rd_shift(input logic signed [WW-1:0] x, input integer shift,
                                                     output logic lost);
     logic [WW-1:0] m;
     m = x < 0 ? WW'(-x) : WW'(x);
     lost = 1'b0;
-    if (shift <= 0) return x <<< (-shift);
-    if (shift >= WW) begin
+    if (shift <= 0) begin
+      rd_shift = x <<< (-shift);
+    end else if (shift >= WW) begin
       lost = |m;
-      return x < 0 ? '1 : '0;
+      rd_shift = x < 0 ? '1 : '0;
+    end else begin
+      lost = |(m & ~({WW{1'b1}} << shift));
+      rd_shift = x >>> shift;
     end
-    lost = |(m & ~({WW{1'b1}} << shift));
-    return x >>> shift;
   endfunction
   logic l1, l2;
   always_comb begin
@@ -74,9 +76,9 @@ module mc_cadd #(
       branch = 1'b1;
       t = '0;
       if (cv != 0) begin
-        if (HAS_GAP != 0 && int'(e_max) - int'(e_c) > GAP) c_dropped = 1'b1;
+        if (HAS_GAP != 0 && 32'($signed(e_max)) - 32'($signed(e_c)) > GAP) c_dropped = 1'b1;
         else begin
-          sh = (int'(e_max) - CF) - (int'(e_c) - MWC);
+          sh = (32'($signed(e_max)) - CF) - (32'($signed(e_c)) - MWC);
           t = rd_shift(cv, sh, l1);
         end
       end
@@ -86,7 +88,7 @@ module mc_cadd #(
       exp = e_c;
       t = '0;
       if (!e_none && sv != 0) begin
-        sh = (int'(e_c) - SF) - (int'(e_max) - FS);
+        sh = (32'($signed(e_c)) - SF) - (32'($signed(e_max)) - FS);
         t = rd_shift(sv, sh, l2);
       end
       sticky = l2;

@@ -23,7 +23,7 @@ module mc_exact_adder #(
     output logic [ACCW-1:0]   exact,
     output logic              zero
 );
-  int i, pos;
+  integer i, pos;
   logic signed [ACCW:0] acc, term;
   always_comb begin
     acc = '0;
@@ -31,7 +31,7 @@ module mc_exact_adder #(
     term = '0;
     for (i = 0; i < M; i = i + 1)
       if (t_cls[2*i +: 2] == 2'd1) begin
-        pos = (int'($signed(t_exp[i*XW +: XW])) - TF) - LSB_MIN;
+        pos = (32'($signed($signed(t_exp[i*XW +: XW]))) - TF) - LSB_MIN;
         term = (ACCW + 1)'(t_sig[i*SW +: SW]) << pos;
         acc = t_sign[i] ? acc - term : acc + term;
       end

@@ -60,20 +60,27 @@ module mc_multiplier #(
 
       logic [PW-1:0] prod;
       logic signed [XW-1:0] pexp;
-      int pmsb, k;
+      integer pmsb, k;
       // the rounded product (ROUND_OUT), re-decoded as a term of the output format
-      logic [EWC+MWC:0] rbits;
       logic [1:0] rcls;
       logic rsign;
       logic signed [XW-1:0] rexp;
       logic [MWC:0] rsig;
       assign prod = PW'(ma) * PW'(mb);
       assign pexp = ea + eb;
-      mc_round #(.W(PW), .EW(EWC), .MW(MWC), .BIAS(BIASC), .PREC(MWC), .MODE(0), .SUB_OUT(SUB_OUT),
-                 .OVF_INF(0), .XW(XW)) rnd (
-          .sign(sa ^ sb), .mag(prod), .lsb_exp(pexp - XW'(PF)), .bits(rbits));
-      mc_decode #(.EW(EWC), .MW(MWC), .BIAS(BIASC), .ENC(0), .SUB_IN(1), .XW(XW)) dec_r (
-          .x(rbits), .cls(rcls), .sign(rsign), .exp(rexp), .sig(rsig));
+      if (ROUND_OUT != 0) begin : round_out
+        logic [EWC+MWC:0] rbits;
+        mc_round #(.W(PW), .EW(EWC), .MW(MWC), .BIAS(BIASC), .PREC(MWC), .MODE(0), .SUB_OUT(SUB_OUT),
+                   .OVF_INF(0), .XW(XW)) rnd (
+            .sign(sa ^ sb), .mag(prod), .lsb_exp(pexp - XW'(PF)), .bits(rbits));
+        mc_decode #(.EW(EWC), .MW(MWC), .BIAS(BIASC), .ENC(0), .SUB_IN(1), .XW(XW)) dec_r (
+            .x(rbits), .cls(rcls), .sign(rsign), .exp(rexp), .sig(rsig));
+      end else begin : exact_product
+        assign rcls = 2'd0;
+        assign rsign = 1'b0;
+        assign rexp = '0;
+        assign rsig = '0;
+      end
 
       always_comb begin
         pmsb = -1;
@@ -93,7 +100,7 @@ module mc_multiplier #(
           p_cls[2*i +: 2] = 2'd0;
         end else begin
           p_cls[2*i +: 2] = 2'd1;
-          if (HAS_OE != 0 && pmsb + int'(pexp) - PF >= OE) begin
+          if (HAS_OE != 0 && pmsb + 32'($signed(pexp)) - PF >= OE) begin
             p_cls[2*i +: 2] = 2'd2;
             p_ovf[i] = 1'b1;
           end else if (ROUND_OUT != 0) begin

@@ -26,7 +26,7 @@ module mc_normaliser #(
   localparam int WW = ACCW + ACCF + 4;
   logic [ACCW-1:0] m;
   logic signed [WW-1:0] w;
-  int msb, i, lead, e, sh;
+  integer msb, i, lead, e, sh;
   always_comb begin
     active = NORM_RD != 0 && !branch && !e_c_none;
     s_acc = s_in;
@@ -36,9 +36,9 @@ module mc_normaliser #(
     msb = -1;
     for (i = 0; i < ACCW; i = i + 1)
       if (m[i]) msb = i;
-    lead = int'(e_in) - ACCF + msb;
+    lead = 32'($signed(e_in)) - ACCF + msb;
     e = lead > EMIN ? lead : EMIN;
-    sh = (e - AF) - (int'(e_in) - ACCF);
+    sh = (e - AF) - (32'($signed(e_in)) - ACCF);
     w = WW'(s_in);
     if (active && msb >= 0) begin
       exp = XW'(e);

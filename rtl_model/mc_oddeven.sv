@@ -23,21 +23,21 @@ module mc_oddeven #(
     output logic                   e_none
 );
   localparam int WW = (SUMW > OW ? SUMW : OW) + 2;
-  int sh;
+  integer sh;
   logic signed [WW-1:0] a, b;
-  function automatic logic signed [WW-1:0] to_e(input logic signed [SUMW-1:0] x, input int shift);
+  function automatic logic signed [WW-1:0] to_e(input logic signed [SUMW-1:0] x, input integer shift);
     logic signed [WW-1:0] w;
     w = WW'(x);
-    if (shift <= 0) return w <<< (-shift);
-    if (shift >= WW) return x < 0 ? '1 : '0;
-    return w >>> shift;
+    if (shift <= 0) to_e = w <<< (-shift);
+    else if (shift >= WW) to_e = x < 0 ? '1 : '0;
+    else to_e = w >>> shift;
   endfunction
   always_comb begin
     e_none = none_odd && none_even;
     e = none_odd ? e_even : (none_even ? e_odd : (e_even > e_odd ? e_even : e_odd));
-    sh = (int'(e) - PF) - (int'(e_odd) - F);
+    sh = (32'($signed(e)) - PF) - (32'($signed(e_odd)) - F);
     a = none_odd ? '0 : to_e(s_odd, sh);
-    sh = (int'(e) - PF) - (int'(e_even) - F);
+    sh = (32'($signed(e)) - PF) - (32'($signed(e_even)) - F);
     b = none_even ? '0 : to_e(s_even, sh);
     s_sum = e_none ? '0 : OW'(a + b);
   end

@@ -15,7 +15,7 @@ module mc_outconv #(
   logic [EWF-1:0] e;
   logic [MWF-1:0] m;
   logic [MWT-1:0] mt;
-  int msb, i;
+  integer msb, i;
   logic [EWT-1:0] ex;
   always_comb begin
     s = d[EWF+MWF];
@@ -25,7 +25,7 @@ module mc_outconv #(
     for (i = 0; i < MWF; i = i + 1)
       if (m[i]) msb = i;
     mt = MWT'(m) << (MWT - MWF);
-    ex = EWT'(int'(e) - BIASF + BIAST);
+    ex = EWT'(32'($signed({1'b0, e})) - BIASF + BIAST);
     if (&e) d32 = {s, {EWT{1'b1}}, mt};
     else if (e != 0) d32 = {s, ex, mt};
     else if (msb < 0) d32 = {s, {(EWT + MWT) {1'b0}}};

@@ -31,7 +31,7 @@ module mc_round #(
   localparam int EMAX = (1 << EW) - 2 - BIAS;
   localparam int KW = PREC + 2;  // kept significand: hidden bit, PREC bits, carry
 
-  int msb, e, sh, i;
+  integer msb, e, sh, i;
   logic sub, rb, st, up, nz;
   logic [W-1:0] below;
   logic [W+KW-1:0] magx;  // mag with room for the left shift of a small subnormal
@@ -44,13 +44,13 @@ module mc_round #(
     for (i = 0; i < W; i = i + 1)
       if (mag[i]) msb = i;
     nz = msb >= 0;
-    e = int'(lsb_exp) + msb;
+    e = 32'($signed(lsb_exp)) + msb;
     sub = 1'b0;
     if (e < EMIN) begin
       e = EMIN;
       sub = 1'b1;
     end
-    sh = (e - PREC) - int'(lsb_exp);
+    sh = (e - PREC) - 32'($signed(lsb_exp));
     rb = 1'b0;
     st = 1'b0;
     below = '0;

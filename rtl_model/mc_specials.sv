@@ -28,7 +28,7 @@ module mc_specials #(
     output logic [OW-1:0]  d,
     output logic           zero_sign
 );
-  int i;
+  integer i;
   logic nan, inv, pinf, ninf, found, nsign, all_zero, all_neg;
   always_comb begin
     nan = c_cls == 2'd3;

@@ -290,3 +290,91 @@ TEST(RtlSensitivity, OneParameterAwayDiffers) {
 }
 
 }  // namespace
+
+namespace {
+
+// ------------------------------------------------------------------------------------ cost
+// matcore cost on one preset: yosys synthesises the top; the per-stage rows and the register row
+// add up to the total, every stage with logic has cells, and the widest adder is the c-aligner's
+// accumulator (ACCF = 32 fraction bits + 5 + clog2(n_fma + 1) = 41 bits for CDNA3 fp16).
+TEST(RtlCost, StagesAddUpToTheTotal) {
+  std::string v;
+  if (mc_test::run_command("yosys -V 2>&1", &v) != 0) GTEST_SKIP() << "yosys not installed (scripts/install-deps.sh)";
+  const RtlCost c = rtl_cost(find_preset("mi300x", "fp16"));
+  long cells = c.reg_cells;
+  double nand2 = c.reg_nand2;
+  for (const StageCost& s : c.stages) {
+    cells += s.cells;
+    nand2 += s.nand2;
+    EXPECT_GT(s.cells, 0) << s.stage;
+  }
+  EXPECT_EQ(cells, c.cells);
+  EXPECT_NEAR(nand2, c.nand2, 1.0);
+  EXPECT_EQ(c.stages.size(), 7u);  // multiplier, specials, aligner, adder, cadd, normaliser, rounder
+  EXPECT_EQ(c.widest_stage, "cadd");
+  EXPECT_EQ(c.widest_adder, 41);
+  EXPECT_EQ(c.latency, 6);
+  EXPECT_GT(c.flops, 500);  // operands, products, aligned lanes, sums, control: not optimised away
+}
+
+}  // namespace
+
+namespace {
+
+// ------------------------------------------------------------------------------ RTL trace
+/// "block.signal" of the VCD variables one scope below the top module (the named blocks).
+std::set<std::string> vcd_views(const std::string& path) {
+  std::ifstream in(path);
+  std::set<std::string> names;
+  std::vector<std::string> scope;
+  std::string w;
+  while (in >> w) {
+    if (w == "$scope") {
+      std::string kind, name;
+      in >> kind >> name;
+      scope.push_back(name);
+    } else if (w == "$upscope") {
+      scope.pop_back();
+    } else if (w == "$var") {
+      std::string kind, width, id, name;
+      in >> kind >> width >> id >> name;
+      if (scope.size() == 3 && scope[2].rfind("u_", 0) != 0) names.insert(scope[2] + "." + name);
+    } else if (w == "$enddefinitions") {
+      break;
+    }
+  }
+  return names;
+}
+
+// matcore trace --engine rtl: the VCD holds exactly the field table's signals (the SystemC VCD's
+// set: its probes are the table), and every row of the C++ stage trace is one of them.
+TEST(RtlTrace, SameSignalsAsTheTableAndTheCoreTrace) {
+  struct P {
+    const char *arch, *type, *out, *variant;
+  };
+  for (const P& p : {P{"mi300x", "fp16", "", ""}, P{"mi300x", "e4m3fnuz", "", ""}, P{"mi250", "fp16", "", ""},
+                     P{"mi100", "bf16", "", ""}, P{"b200", "e4m3", "fp16", "mma.sync"}}) {
+    const Datapath dp = find_preset(p.arch, p.type, p.out, p.variant);
+    const std::string vcd = mc_test::temp_dir() + "/" + rtl_module_name(dp) + ".vcd";
+    std::string cmd = std::string(MATCORE_CLI) + " trace --engine rtl --arch " + p.arch + " --type " + p.type +
+                      " --a 1,2,3 --b 0.5,0.25,-1 --c 0.75 --vcd " + vcd;
+    if (*p.out) cmd += std::string(" --out ") + p.out;
+    if (*p.variant) cmd += std::string(" --variant ") + p.variant;
+    std::string out;
+    ASSERT_EQ(mc_test::run_command(cmd + " 2>&1", &out), 0) << out;
+    EXPECT_NE(out.find("sample 0: rtl d = 0x"), std::string::npos) << out;
+    std::set<std::string> want;
+    for (const SignalField& f : signal_table(dp)) want.insert(f.name);
+    const std::set<std::string> got = vcd_views(vcd);
+    EXPECT_EQ(got, want) << dp.name();
+    const std::vector<uint64_t> a = {parse_operand(dp.a_fmt, "1"), parse_operand(dp.a_fmt, "2"), parse_operand(dp.a_fmt, "3")};
+    const std::vector<uint64_t> b = {parse_operand(dp.b_fmt, "0.5"), parse_operand(dp.b_fmt, "0.25"),
+                                     parse_operand(dp.b_fmt, "-1")};
+    Trace tr;
+    dot(dp, a.data(), b.data(), 3, parse_operand(dp.out_fmt, "0.75"), &tr);
+    for (const auto& r : tr.rows)
+      if (r.first != "group" && r.first != "order") EXPECT_TRUE(got.count(r.first)) << dp.name() << ": " << r.first;
+  }
+}
+
+}  // namespace

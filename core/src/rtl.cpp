@@ -16,6 +16,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 
@@ -107,6 +108,7 @@ class Gen {
 
   RtlTop run() {
     RtlTop t;
+    out_ = &t;
     t.module = module_.empty() ? rtl_module_name(dp_) : module_;
     t.latency = static_cast<int>(stages_.size()) - 1;
     header(t.module);
@@ -127,6 +129,10 @@ class Gen {
   std::vector<std::string> sources_;
   std::string spec_stage_;  // the stage whose control register holds the specials
   std::string module_;      // a given module name: the text names no preset (simulator builds)
+
+  RtlTop* out_ = nullptr;
+  void inst(const std::string& stage, const std::string& m, int count = 1) { out_->instances.push_back({stage, m, count}); }
+  void adder(const std::string& stage, int width) { out_->adders.push_back({stage, width}); }
 
   void use(const std::string& m) {
     if (std::find(sources_.begin(), sources_.end(), m) == sources_.end()) sources_.push_back(m);
@@ -253,6 +259,8 @@ class Gen {
         const Format& a = dp_.a_fmt;
         const Format& b = dp_.b_fmt;
         const Format& c = dp_.out_fmt;
+        inst(S, "mc_multiplier");
+        adder(S, (dp_.a_fmt.mbits + 1) + (dp_.b_fmt.mbits + 1));  // the array multiplier's width
         o_ << "  mc_multiplier #(.N(" << d.N << "), " << fmt_params("A", a) << ", .ENCA(" << enc_of(a.enc) << "), "
            << fmt_params("B", b) << ", .ENCB(" << enc_of(b.enc) << "),\n      " << fmt_params("C", c)
            << ", .SUB_IN(" << dp_.sub_in << "), .HAS_OE(" << (dp_.prod_overflow_exp != kNone) << "), .OE("
@@ -290,6 +298,7 @@ class Gen {
         reg(S + "_e_even", d.XW, true);
         reg(S + "_none_even", 1);
         reg(S + "_sticky_even", 1);
+        inst(S, "mc_aligner");
         o_ << "  mc_aligner #(.N(" << d.N << "), .TF(" << d.TF << "), .SW(" << d.SW << "), .XW(" << d.XW << "), .F("
            << d.F << "), .HAS_LIM(" << (dp_.emin_lim != kNone) << "), .EMIN_LIM("
            << (dp_.emin_lim != kNone ? dp_.emin_lim : 0) << "), .ALIGN_RD(" << (dp_.prod_align == AlignRound::RD)
@@ -315,6 +324,8 @@ class Gen {
         reg(S + "_e_none", 1);
         reg(S + "_e_even", d.XW, true);
         reg(S + "_none_even", 1);
+        inst(S, "mc_adder");
+        adder(S, d.SUMW);
         o_ << "  mc_adder #(.N(" << d.N << "), .AW(" << d.ALW << "), .SUMW(" << d.SUMW << "), .ODDEVEN("
            << (dp_.late_c && dp_.interleave == 2) << ")) u_adder (.v(" << P << "_v), .s(w_ad_s), .s_even(w_ad_s2));\n";
         body << "    " << S << "_s <= w_ad_s;\n    " << S << "_s_even <= w_ad_s2;\n";
@@ -329,6 +340,8 @@ class Gen {
         reg(S + "_s", d.OEW, true);
         reg(S + "_e", d.XW, true);
         reg(S + "_none", 1);
+        inst(S, "mc_oddeven");
+        adder(S, d.OEW);
         o_ << "  mc_oddeven #(.XW(" << d.XW << "), .F(" << d.F << "), .PF(" << d.PF << "), .SUMW(" << d.SUMW << "), .OW("
            << d.OEW << ")) u_oddeven (\n      .s_odd(" << P << "_s), .e_odd(" << P << "_e_max), .none_odd(" << P
            << "_e_none), .s_even(" << P << "_s_even), .e_even(" << P << "_e_even),\n      .none_even(" << P
@@ -348,6 +361,8 @@ class Gen {
         reg(S + "_exp", d.XW, true);
         reg(S + "_e_c", d.XW, true);
         for (const char* w : {"_e_c_none", "_branch", "_c_dropped", "_sticky"}) reg(S + w, 1);
+        inst(S, "mc_cadd");
+        adder(S, d.ACCW);
         o_ << "  mc_cadd #(.TF(" << d.TF << "), .SW(" << d.SW << "), .XW(" << d.XW << "), .MWC(" << dp_.out_fmt.mbits
            << "), .FS(" << d.FS << "), .SUMW(" << d.SUMW_IN << "), .CF(" << dp_.c_frac << "), .SF(" << dp_.sum_frac
            << "),\n      .HAS_GAP(" << (dp_.c_drop_gap != kNone) << "), .GAP("
@@ -372,6 +387,7 @@ class Gen {
         reg(S + "_exp", d.XW, true);
         reg(S + "_active", 1);
         reg(S + "_sticky", 1);
+        inst(S, "mc_normaliser");
         o_ << "  mc_normaliser #(.XW(" << d.XW << "), .ACCF(" << d.ACCF << "), .ACCW(" << d.ACCW << "), .AF("
            << dp_.acc_frac << "), .EMIN(" << dp_.out_fmt.emin() << "), .NORM_RD(" << dp_.late_norm_rd
            << ")) u_normaliser (\n      .s_in(" << P << "_s_acc), .e_in(" << P << "_exp), .branch(" << P
@@ -389,6 +405,8 @@ class Gen {
         reg(S + "_x_sign", 1);
         reg(S + "_x_mag", d.X_ACCW);
         reg(S + "_x_zero", 1);
+        inst(S, "mc_exact_adder");
+        adder(S, d.X_ACCW + 1);
         o_ << "  mc_exact_adder #(.M(" << d.N + 1 << "), .TF(" << d.TF << "), .SW(" << d.SW << "), .XW(" << d.XW
            << "), .LSB_MIN(" << d.X_LSB << "), .ACCW(" << d.X_ACCW << ")) u_exact (\n      .t_cls({" << P << "_c_cls, "
            << P << "_p_cls}), .t_sign({" << P << "_c_sign, " << P << "_p_sign}), .t_exp({" << P << "_c_exp, " << P
@@ -413,6 +431,8 @@ class Gen {
         reg(S + "_t_inv", pairs);
         reg(S + "_t_exp", pairs * d.XW);
         reg(S + "_t_sig", pairs * d.SW);
+        inst(S, "mc_pair_sum", pairs);
+        adder(S, pw);
         if (cadd) {
           reg(S + "_x_sign", 1);
           reg(S + "_x_mag", pw);
@@ -487,6 +507,9 @@ class Gen {
              << w << "_sign), .exp(" << w << "_exp), .sig(" << w << "_sig));\n";
         }
         const int pw = ((1 << c.ebits) - 2 - c.bias + 2) - (c.emin() - mc) + 2;
+        inst(S, "mc_decode", 2);
+        inst(S, "mc_pair_sum");
+        adder(S, pw);
         wire("w_cf_bits", d.OW);
         wire("w_cf_rcls", 2);
         wire("w_cf_rsign", 1);
@@ -514,6 +537,7 @@ class Gen {
         reg(S + "_d", d.OW);
         reg(S + "_d32", 32);
         wire("w_oc_d32", 32);
+        inst(S, "mc_outconv");
         o_ << "  mc_outconv #(.EWF(" << c.ebits << "), .MWF(" << c.mbits << "), .BIASF(" << c.bias
            << "), .EWT(8), .MWT(23), .BIAST(127)) u_outconv (.d(" << P << "_d), .d32(w_oc_d32));\n";
         body << "    " << S << "_d <= " << P << "_d;\n    " << S << "_d32 <= w_oc_d32;\n";
@@ -531,6 +555,7 @@ class Gen {
 
   void specials(const std::string& S, const std::string& P) {
     use("mc_specials.sv");
+    inst("specials", "mc_specials");
     wire("w_sp_kind", 3);
     wire("w_sp_dec", 1);
     wire("w_sp_d", d_.OW);
@@ -577,6 +602,7 @@ class Gen {
       lsb = e + " - " + std::to_string(d.XW) + "'(" + std::to_string(frac) + ")";
     }
     const Format& c = dp_.out_fmt;
+    inst(S, "mc_round");
     o_ << "  mc_round #(.W(" << W << "), .EW(" << c.ebits << "), .MW(" << c.mbits << "), .BIAS(" << c.bias << "), .PREC("
        << (dp_.out_prec >= 0 ? dp_.out_prec : c.mbits) << "), .MODE(" << mode_of(dp_.out_round) << "), .SUB_OUT("
        << dp_.sub_out << "), .OVF_INF(" << dp_.overflow_to_inf << "), .XW(" << d.XW << ")) u_rounder (\n      .sign("
@@ -781,7 +807,8 @@ std::string rtl_simulator(const Datapath& dp, bool trace) {
   uint64_t h = fnv1a(t.text);
   for (const std::string& s : t.sources) h = fnv1a(slurp(dir + "/" + s), h);
   h = fnv1a(slurp(harness), h);
-  h = fnv1a(trace ? "trace-v1" : "fast-v1", h);
+  const std::string flags = " -O3 --x-assign fast --x-initial fast -CFLAGS -O3";  // part of the cache key
+  h = fnv1a(flags + (trace ? " --trace" : ""), h);
   char key[17];
   std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(h));
   const std::string root = cache_root();
@@ -812,7 +839,7 @@ std::string rtl_simulator(const Datapath& dp, bool trace) {
     if (!f.flush()) throw InputError(tmp + "/top.sv: write failed");
   }
   std::string cmd = verilator_cmd() + " --cc --exe --build -j 2 -Wno-fatal --prefix Vtop --top-module " + t.module +
-                    " --Mdir " + quote(tmp + "/obj") + " -o " + quote(tmp + "/sim") + " -CFLAGS -O2" +
+                    flags + " --Mdir " + quote(tmp + "/obj") + " -o " + quote(tmp + "/sim") +
                     (trace ? " --trace" : "");
   for (const std::string& s : t.sources) cmd += " " + quote(dir + "/" + s);
   cmd += " " + quote(tmp + "/top.sv") + " " + quote(harness) + " > " + quote(tmp + "/build.log") + " 2>&1";
@@ -864,6 +891,7 @@ std::vector<uint64_t> rtl_run(const Datapath& dp, const std::vector<RtlSample>& 
   }
   std::string cmd = quote(exe) + " " + quote(in) + " " + quote(out);
   if (!vcd.empty()) cmd += " --vcd " + quote(vcd);
+  if (std::getenv("MATCORE_RTL_STATS")) cmd += " --stats";  // simulation speed on stderr (docs/performance.md)
   if (std::system(cmd.c_str()) != 0) throw InputError("the RTL simulation of " + dp.name() + " failed (" + exe + ")");
   std::vector<uint64_t> d;
   d.reserve(samples.size());
@@ -876,6 +904,163 @@ std::vector<uint64_t> rtl_run(const Datapath& dp, const std::vector<RtlSample>& 
     throw InputError("the RTL simulation of " + dp.name() + " returned " + std::to_string(d.size()) + " results for " +
                      std::to_string(samples.size()) + " samples");
   return d;
+}
+
+// --------------------------------------------------------------------------------- cost
+namespace {
+
+/// One module of yosys's `stat -tech cmos` report: its own primitive cells and transistors, and
+/// the submodule instances it holds.
+struct StatModule {
+  long cells = 0;
+  double transistors = 0;
+  std::vector<std::pair<std::string, long>> children;
+};
+
+std::map<std::string, StatModule> parse_stat(const std::string& text) {
+  std::map<std::string, StatModule> mods;
+  std::istringstream in(text);
+  std::string line, cur;
+  bool in_cells = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("=== ", 0) == 0) {
+      cur = line.substr(4, line.size() - 8);
+      if (cur == "design hierarchy") cur.clear();
+      in_cells = false;
+      continue;
+    }
+    if (cur.empty()) continue;
+    if (line.find("Number of cells:") != std::string::npos) {
+      in_cells = true;
+      continue;
+    }
+    const size_t t = line.find("Estimated number of transistors:");
+    if (t != std::string::npos) {
+      mods[cur].transistors = std::atof(line.c_str() + t + 32);
+      in_cells = false;
+      continue;
+    }
+    if (!in_cells) continue;
+    std::istringstream ls(line);
+    std::string type;
+    long n = 0;
+    if (!(ls >> type >> n)) {
+      in_cells = false;
+      continue;
+    }
+    if (type.rfind("$_", 0) == 0) mods[cur].cells += n;
+    else mods[cur].children.push_back({type, n});
+  }
+  return mods;
+}
+
+/// Cells and transistors of a module with everything below it.
+std::pair<long, double> total_of(const std::map<std::string, StatModule>& m, const std::string& name) {
+  const auto it = m.find(name);
+  if (it == m.end()) return {0, 0};
+  long c = it->second.cells;
+  double t = it->second.transistors;
+  for (const auto& ch : it->second.children) {
+    const auto sub = total_of(m, ch.first);
+    c += ch.second * sub.first;
+    t += ch.second * sub.second;
+  }
+  return {c, t};
+}
+
+/// "mc_aligner" for "$paramod$1234\mc_aligner" (or a module without parameters).
+std::string base_of(const std::string& type) {
+  const size_t b = type.rfind('\\');
+  return b == std::string::npos ? type : type.substr(b + 1);
+}
+
+}  // namespace
+
+RtlCost rtl_cost(const Datapath& dp) {
+  const RtlTop t = rtl_top(dp);
+  if (std::system("yosys -V > /dev/null 2>&1") != 0)
+    throw InputError("matcore cost needs yosys (Debian package yosys; scripts/install-deps.sh installs it)");
+  char tmpl[] = "/tmp/matcore-cost-XXXXXX";
+  if (!::mkdtemp(tmpl)) throw InputError(std::string("/tmp: cannot create a directory (") + std::strerror(errno) + ")");
+  const std::string dir = tmpl;
+  {
+    std::ofstream f(dir + "/top.sv");
+    f << t.text;
+    if (!f.flush()) throw InputError(dir + "/top.sv: write failed");
+  }
+  std::string files;
+  for (const std::string& s : t.sources) files += rtl_model_dir() + "/" + s + " ";
+  files += dir + "/top.sv";
+  const std::string script = "read_verilog -sv " + files + "; synth -top " + t.module + "; tee -q -o " + dir +
+                             "/stat.txt stat -tech cmos";
+  const auto t0 = std::chrono::steady_clock::now();
+  const int st = std::system(("yosys -q -l " + quote(dir + "/yosys.log") + " -p " + quote(script) + " > /dev/null 2>&1").c_str());
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (st != 0) throw InputError("yosys failed on " + t.module + " (" + dp.name() + "); see " + dir + "/yosys.log");
+  const auto mods = parse_stat(slurp(dir + "/stat.txt"));
+  const auto top = mods.find(t.module);
+  if (top == mods.end()) throw InputError(dir + "/stat.txt: no statistics of " + t.module);
+
+  RtlCost c;
+  c.module = t.module;
+  c.latency = t.latency;
+  c.seconds = secs;
+  // each stage: its instances, priced by the top's instances of that module (instances of one
+  // module with several parameter sets at the top level are averaged)
+  std::map<std::string, std::pair<long, double>> per_instance;  // base -> (cells, transistors)
+  std::map<std::string, long> instances;
+  for (const auto& ch : top->second.children) {
+    const auto tot = total_of(mods, ch.first);
+    auto& acc = per_instance[base_of(ch.first)];
+    acc.first += ch.second * tot.first;
+    acc.second += ch.second * tot.second;
+    instances[base_of(ch.first)] += ch.second;
+  }
+  std::map<std::string, long> planned;  // instances the generator placed, per module
+  for (const RtlInstance& i : t.instances) planned[i.module] += i.count;
+  std::vector<std::string> order;
+  for (const PlannedStage& p : plan(dp)) order.push_back(p.name);
+  order.insert(order.begin() + 2, "specials");
+  for (const std::string& stage : order) {
+    StageCost sc;
+    sc.stage = stage;
+    for (const RtlInstance& i : t.instances) {
+      if (i.stage != stage) continue;
+      sc.modules += (sc.modules.empty() ? "" : ", ") + i.module + (i.count > 1 ? " x" + std::to_string(i.count) : "");
+      const auto it = per_instance.find(i.module);
+      if (it == per_instance.end() || !instances[i.module]) continue;  // optimised away entirely
+      const double share = static_cast<double>(i.count) / static_cast<double>(std::max(planned[i.module], instances[i.module]));
+      sc.cells += static_cast<long>(it->second.first * share + 0.5);
+      sc.nand2 += it->second.second * share / 4.0;
+    }
+    for (const auto& a : t.adders)
+      if (a.first == stage) sc.adder_bits = std::max(sc.adder_bits, a.second);
+    if (sc.adder_bits > c.widest_adder) {
+      c.widest_adder = sc.adder_bits;
+      c.widest_stage = stage;
+    }
+    if (stage != "issue") c.stages.push_back(sc);
+  }
+  c.reg_cells = top->second.cells;
+  c.reg_nand2 = top->second.transistors / 4.0;
+  {
+    const std::string stat = slurp(dir + "/stat.txt");
+    const size_t b = stat.find("=== " + t.module + " ===");
+    const size_t e = stat.find("===", b + 8 + t.module.size());
+    std::istringstream in(stat.substr(b, e == std::string::npos ? std::string::npos : e - b));
+    std::string line;
+    while (std::getline(in, line)) {
+      std::istringstream ls(line);
+      std::string type;
+      long n = 0;
+      if ((ls >> type >> n) && type.rfind("$_", 0) == 0 && type.find("DFF") != std::string::npos) c.flops += n;
+    }
+  }
+  const auto all = total_of(mods, t.module);
+  c.cells = all.first;
+  c.nand2 = all.second / 4.0;
+  std::system(("rm -rf " + quote(dir)).c_str());
+  return c;
 }
 
 }  // namespace mc

@@ -5,7 +5,7 @@
 // in_cf for c_final datapaths) and keeps one group entering per clock cycle by interleaving
 // samples, as the SystemC Issue module does.
 //
-//   harness IN OUT [--vcd FILE]
+//   harness IN OUT [--vcd FILE] [--stats]   (--stats: simulation speed on stderr)
 //   IN:  line 1  "matcore-rtl n_fma=N aw=AW bw=BW ow=OW pair_interleave=0|1 c_final=0|1"
 //        then one sample per line: "K c a_0 .. a_K-1 b_0 .. b_K-1" (hex bit patterns; c in the
 //        output format)
@@ -17,6 +17,7 @@
 #endif
 
 #include <cerrno>
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -83,8 +84,11 @@ int main(int argc, char** argv) {
   Verilated::commandArgs(argc, argv);
   if (argc < 3) die("usage: harness IN OUT [--vcd FILE]");
   const char* vcd = nullptr;
-  for (int i = 3; i + 1 < argc; ++i)
-    if (!std::strcmp(argv[i], "--vcd")) vcd = argv[i + 1];
+  bool stats = false;
+  for (int i = 3; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--vcd") && i + 1 < argc) vcd = argv[i + 1];
+    if (!std::strcmp(argv[i], "--stats")) stats = true;
+  }
   FILE* in = std::fopen(argv[1], "r");
   if (!in) die(std::string(argv[1]) + ": " + std::strerror(errno));
   FILE* out = std::fopen(argv[2], "w");
@@ -167,6 +171,7 @@ int main(int argc, char** argv) {
     ++time;
   };
 
+  const auto t0 = std::chrono::steady_clock::now();
   struct Item { uint32_t sample; int group; uint64_t c; };
   std::deque<Item> ready;
   std::vector<uint64_t> d(samples.size());
@@ -219,6 +224,11 @@ int main(int argc, char** argv) {
   top->in_valid = 0;
   tick();
   top->final();
+  if (stats) {
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::fprintf(stderr, "simulated %zu samples in %llu cycles, %.3f s: %.0f dot/s, %.0f cycles/s\n", samples.size(),
+                 static_cast<unsigned long long>(time / 2), secs, samples.size() / secs, (time / 2) / secs);
+  }
 #if VM_TRACE
   if (tfp) tfp->close();
 #endif

@@ -23,11 +23,20 @@
 
 namespace mc {
 
+/// A stage module instance of a generated top (for the cost report).
+struct RtlInstance {
+  std::string stage;   ///< plan stage name ("specials" for the detector)
+  std::string module;  ///< rtl_model/ module: "mc_aligner", "mc_pair_sum", ...
+  int count = 1;
+};
+
 struct RtlTop {
   std::string module;               ///< top module name, e.g. "mc_mi300x_fp16"
   std::string text;                 ///< the generated SystemVerilog
   int latency = 0;                  ///< cycles from the issue register to out_* (plan size - 1)
   std::vector<std::string> sources; ///< the stage modules it instantiates (rtl_model/*.sv)
+  std::vector<RtlInstance> instances;                 ///< module instances per stage
+  std::vector<std::pair<std::string, int>> adders;    ///< (stage, width) of each stage's adder
 };
 
 /// The top of dp, named `module` (default: rtl_module_name(dp)). Throws std::invalid_argument
@@ -62,8 +71,34 @@ struct RtlSample {
 std::string rtl_simulator(const Datapath& dp, bool trace = false);
 
 /// Runs the samples through the RTL; returns d as stored (binary16 results widened to binary32).
-/// vcd: a VCD of the whole run (needs the trace build).
+/// vcd: a VCD of the whole run (needs the trace build). With $MATCORE_RTL_STATS set the
+/// simulator prints its speed (samples, cycles, dot/s) on stderr.
 std::vector<uint64_t> rtl_run(const Datapath& dp, const std::vector<RtlSample>& samples,
                               const std::string& vcd = "");
+
+/// Hardware cost of a datapath's top: yosys synthesises it to generic gates (synth, hierarchy
+/// kept) and estimates CMOS transistors (stat -tech cmos); NAND2-equivalents = transistors / 4
+/// (a two-input NAND is 4 transistors). docs/rtl.md describes the method and its limits.
+struct StageCost {
+  std::string stage, modules;  ///< plan stage, "mc_pair_sum x4"
+  long cells = 0;              ///< generic gates
+  double nand2 = 0;            ///< NAND2-equivalents
+  int adder_bits = 0;          ///< width of the stage's adder (0: none)
+};
+struct RtlCost {
+  std::string module;
+  std::vector<StageCost> stages;  ///< combinational logic of each stage
+  long flops = 0;                 ///< pipeline register bits kept by synthesis
+  long reg_cells = 0;             ///< the top's own cells: registers and glue
+  double reg_nand2 = 0;
+  long cells = 0;                 ///< total
+  double nand2 = 0;
+  int latency = 0;
+  std::string widest_stage;
+  int widest_adder = 0;
+  double seconds = 0;             ///< yosys run time
+};
+/// InputError (exit 2) when yosys is missing or fails (its log is named).
+RtlCost rtl_cost(const Datapath& dp);
 
 }  // namespace mc
