@@ -46,12 +46,15 @@ typename std::enable_if<std::is_integral<T>::value>::type put(T& port, int off, 
   port = static_cast<T>(p);
 }
 template <std::size_t N>
-void put(VlWide<N>& port, int off, int w, uint64_t v) {
-  for (int i = 0; i < w; ++i) {
-    const int b = off + i;
-    const uint32_t bit = 1u << (b & 31);
-    if ((v >> i) & 1) port[b >> 5] |= bit;
-    else port[b >> 5] &= ~bit;
+void put(VlWide<N>& port, int off, int w, uint64_t v) {  // word by word (bit by bit was 1/3 of the run)
+  while (w > 0) {
+    const int word = off >> 5, bit = off & 31;
+    const int n = w < 32 - bit ? w : 32 - bit;
+    const uint32_t m = (n == 32 ? 0xffffffffu : ((1u << n) - 1)) << bit;
+    port[word] = (port[word] & ~m) | ((static_cast<uint32_t>(v) << bit) & m);
+    v = n == 64 ? 0 : v >> n;
+    off += n;
+    w -= n;
   }
 }
 template <class T>
