@@ -913,6 +913,7 @@ namespace {
 /// the submodule instances it holds.
 struct StatModule {
   long cells = 0;
+  long flops = 0;  ///< its own flip-flop cells
   double transistors = 0;
   std::vector<std::pair<std::string, long>> children;
 };
@@ -948,7 +949,10 @@ std::map<std::string, StatModule> parse_stat(const std::string& text) {
       in_cells = false;
       continue;
     }
-    if (type.rfind("$_", 0) == 0) mods[cur].cells += n;
+    if (type.rfind("$_", 0) == 0) {
+      mods[cur].cells += n;
+      if (type.find("DFF") != std::string::npos) mods[cur].flops += n;
+    }
     else mods[cur].children.push_back({type, n});
   }
   return mods;
@@ -1043,19 +1047,7 @@ RtlCost rtl_cost(const Datapath& dp) {
   }
   c.reg_cells = top->second.cells;
   c.reg_nand2 = top->second.transistors / 4.0;
-  {
-    const std::string stat = slurp(dir + "/stat.txt");
-    const size_t b = stat.find("=== " + t.module + " ===");
-    const size_t e = stat.find("===", b + 8 + t.module.size());
-    std::istringstream in(stat.substr(b, e == std::string::npos ? std::string::npos : e - b));
-    std::string line;
-    while (std::getline(in, line)) {
-      std::istringstream ls(line);
-      std::string type;
-      long n = 0;
-      if ((ls >> type >> n) && type.rfind("$_", 0) == 0 && type.find("DFF") != std::string::npos) c.flops += n;
-    }
-  }
+  c.flops = top->second.flops;
   const auto all = total_of(mods, t.module);
   c.cells = all.first;
   c.nand2 = all.second / 4.0;
