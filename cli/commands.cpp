@@ -13,7 +13,9 @@
 #include "matcore/cli.hpp"
 #include "matcore/exact.hpp"
 #include "matcore/explain.hpp"
+#include "matcore/datapath_file.hpp"
 #include "matcore/features.hpp"
+#include "matcore/fields.hpp"
 #include "matcore/instructions.hpp"
 #include "matcore/model.hpp"
 #include "matcore/output.hpp"
@@ -305,7 +307,8 @@ struct GemmCmd {
     int instr_k;
     const Instruction* in = nullptr;
     if (!instr.empty()) {
-      if (!dpa.type.empty()) throw UsageError("give --instr or --type, not both");
+      if (!dpa.type.empty() || !dpa.file.empty()) throw UsageError("give --instr or --type/--datapath, not both");
+      if (dpa.arch.empty()) throw UsageError("--instr needs --arch");
       try {
         in = &find_instruction(instr);
         dp = instruction_datapath(dpa.arch, *in, dpa.out);
@@ -315,7 +318,7 @@ struct GemmCmd {
       instr_k = in->k;
       if (k) throw UsageError("--k is the instruction's own with --instr");
     } else {
-      if (dpa.type.empty()) throw UsageError("give --instr INSTR or --type T");
+      if (!dpa.given()) throw UsageError("give --instr INSTR, --type T or --datapath FILE");
       dp = dpa.resolve();
       instr_k = k ? k : dp.k_default;
     }
@@ -411,7 +414,7 @@ struct FeaturesCmd {
   int run() const {
     const std::string out = dpa.out.empty() ? "fp32" : dpa.out;
     if (out != "fp32" && out != "fp16" && out != "fp64") throw UsageError("--out must be fp32, fp16 or fp64");
-    if (!dpa.arch.empty()) {
+    if (!dpa.arch.empty() || !dpa.file.empty()) {
       if (!emit.empty() || !results.empty())
         throw UsageError("--arch detects the features of a preset; --emit/--results are for a device "
                          "(use --compare ARCH to compare device results with a preset)");
@@ -425,6 +428,7 @@ struct FeaturesCmd {
                                         : ("differences from the preset:\n" + diff).c_str());
       return diff.empty() ? 0 : 1;
     }
+    if (dpa.type.empty()) throw UsageError("give --arch A --type T, --datapath FILE, or --type T with --emit/--results");
     const auto ts = split_commas(dpa.type);
     if (ts.size() > 2) throw UsageError("--type takes one type or a pair TA,TB");
     Format fa, fb;
@@ -570,6 +574,23 @@ struct CheckTableCmd {
   }
 };
 
+// ------------------------------------------------------------------------------------- show
+/// A datapath (preset, file, --set changes) as a datapath file; --fields: the field table.
+struct ShowCmd {
+  DatapathArgs dpa;
+  bool fields = false;
+  int run() const {
+    if (fields) {
+      if (dpa.given()) throw UsageError("--fields lists the fields of every datapath; give it alone");
+      std::printf("%s", fields_markdown().c_str());
+      return 0;
+    }
+    if (!dpa.given()) throw UsageError("give --arch A --type T or --datapath FILE (or --fields)");
+    std::printf("%s", datapath_to_toml(dpa.resolve()).c_str());
+    return 0;
+  }
+};
+
 }  // namespace
 
 int matcore_main(int argc, char** argv) {
@@ -582,6 +603,15 @@ int matcore_main(int argc, char** argv) {
                           "  matcore list types --arch mi300x", [&] { return list.run(); });
   c->add_option("topic", list.topic, "what to list")->check(CLI::IsMember({"all", "archs", "types", "instructions", "formats"}));
   Program::text(c, "--arch", list.arch, "only this architecture");
+
+  ShowCmd show;
+  c = p.command("show", "a datapath (preset or file, with --set changes) written as a datapath file",
+                "  matcore show --arch mi300x --type fp16 > my.toml   (edit it, then: matcore dot --datapath my.toml ...)\n"
+                "  matcore show --arch mi300x --type fp16 --set frac_bits=27,prod_align=rne\n"
+                "  matcore show --fields   (every field: values and meaning)",
+                [&] { return show.run(); });
+  show.dpa.add(c, true);
+  c->add_flag("--fields", show.fields, "list the fields of a datapath file (markdown table)");
 
   DotCmd dotc;
   c = p.command("dot", "one dot product d = a.b + c through a preset, optionally with every stage",
@@ -618,7 +648,7 @@ int matcore_main(int argc, char** argv) {
                               "  matcore gemm --arch mi250 --type bf16_1k --A A.txt --B B.txt --C C.txt --D D.txt",
                               [g] { return g->run(); });
     g->dpa.add(c, true);
-    c->get_option("--arch")->required();
+    if (g->single) c->get_option("--arch")->required();
     Program::text(c, "--instr", g->instr, "instruction name (matcore list instructions)");
     if (g->single) c->get_option("--instr")->required();
     else c->add_option("--k", g->k, "k of one instruction (default: the preset's)")->check(cli::int_range(1, 1 << 16));
@@ -661,7 +691,6 @@ int matcore_main(int argc, char** argv) {
                 "  matcore features --type fp16 --k 16 --results d.txt --compare h100",
                 [&] { return ft.run(); });
   ft.dpa.add(c, true);
-  c->get_option("--type")->required();
   c->add_option("--k", ft.k, "k of the instruction")->check(cli::int_range(2, 4096));
   CLI::Option* em = Program::text(c, "--emit", ft.emit, "write the probe vectors to DIR");
   CLI::Option* rs = Program::text(c, "--results", ft.results, "the device's d for the emitted vectors");

@@ -7,7 +7,9 @@
 //      before:      1.xxxxxxxxxxxxxxxxxxxx  x 2^e
 //      after:   0.000001xxxxxxxxx|xxxxxxx   x 2^e_max     (| = F-th fraction bit)
 //                               kept  ^ sticky = OR of the dropped bits
-//   ALIGN_RD 0: truncation of the magnitude (toward zero); 1: floor of the two's complement.
+//   ALIGN_MODE 0: truncation of the magnitude (toward zero); 1: floor of the two's complement;
+//   2 / 3: the magnitude rounded to nearest, ties to even / away from zero, from the guard bit
+//   (the first bit cut) and the OR of the bits below it.
 //   ODDEVEN: the products of even index (k = 1, 3, ... in the paper's numbering: "odd") and of
 //   odd index ("even") are aligned to their own maxima e_max (odd) and e_max_even.
 //   Lane N is c (early c) or zero (late c). v: AW = F + 4 bits, two's complement.
@@ -16,7 +18,7 @@ module mc_aligner #(
     parameter int TF = 23, parameter int SW = 25, parameter int XW = 20,
     parameter int F = 24,
     parameter int HAS_LIM = 0, parameter int EMIN_LIM = 0,
-    parameter int ALIGN_RD = 0,
+    parameter int ALIGN_MODE = 0,
     parameter int EARLY_C = 1,
     parameter int HAS_CZE = 0, parameter int CZE = -126,
     parameter int ODDEVEN = 0,
@@ -49,11 +51,12 @@ module mc_aligner #(
 
   integer i, s;
   logic signed [XW-1:0] e0, e1, eref;
-  logic n0, n1, st;
+  logic n0, n1, st, gb, lb;
   // the shifted magnitude is below 2^(F+2) (a term is below 4 * 2^e_max): bits of m at AW and
   // above are zero where SW > AW (fp8 inputs with a binary32 c, F = 13)
   /* verilator lint_off UNUSEDSIGNAL */
   logic [SW-1:0] m;
+  logic [SW-1:0] m1;  // shifted one bit less: its bit 0 is the guard bit
   /* verilator lint_on UNUSEDSIGNAL */
   logic [AW-1:0] val;
 
@@ -96,22 +99,30 @@ module mc_aligner #(
     sticky_even = 1'b0;
     v = '0;
     m = '0;
+    m1 = '0;
     s = 0;
     for (i = 0; i < M; i = i + 1) begin
       eref = odd_set[i] ? e1 : e0;
       // value = sg * 2^(ex - TF); unit 2^(eref - F): shift right by s
       s = (32'($signed(eref)) - F) - (32'($signed(ex[i])) - TF);
       st = 1'b0;
+      gb = 1'b0;
+      lb = 1'b0;
       if (s <= 0) begin
         val = AW'(sg[i]) << (-s);
       end else begin
         m = (s >= SW) ? '0 : (sg[i] >> s);
         st = (s >= SW) ? (|sg[i]) : (|(sg[i] & ~({SW{1'b1}} << s)));
+        m1 = (s > SW) ? '0 : (sg[i] >> (s - 1));
+        gb = m1[0];
+        lb = (s == 1) ? 1'b0 : (s > SW) ? (|sg[i]) : (|(sg[i] & ~({SW{1'b1}} << (s - 1))));
         val = AW'(m);
+        if (ALIGN_MODE == 2 && gb && (lb || m[0])) val = val + 1'b1;
+        if (ALIGN_MODE == 3 && gb) val = val + 1'b1;
       end
       if (sgn[i]) begin
         val = -val;
-        if (ALIGN_RD != 0 && st) val = val - 1'b1;
+        if (ALIGN_MODE == 1 && st) val = val - 1'b1;
       end
       if (!part[i]) begin
         val = '0;

@@ -7,6 +7,8 @@
 #include <iostream>
 #include <new>
 
+#include "matcore/datapath_file.hpp"
+#include "matcore/fields.hpp"
 #include "matcore/presets.hpp"
 #include "matcore/vectors.hpp"
 
@@ -14,22 +16,42 @@ namespace mc {
 namespace cli {
 
 void DatapathArgs::add(CLI::App* app, bool optional) {
-  CLI::Option* a = Program::text(app, "--arch", arch, "architecture preset (matcore list archs)");
-  CLI::Option* t = Program::text(app, "--type", type, "input type TA or pair TA,TB (matcore list types)");
-  if (!optional) {
-    a->required();
-    t->required();
-  }
+  optional_ = optional;
+  Program::text(app, "--arch", arch, "architecture preset (matcore list archs)");
+  Program::text(app, "--type", type, "input type TA or pair TA,TB (matcore list types)");
   Program::text(app, "--out", out, "output / accumulator format: fp32 (default), fp16 (NVIDIA fp16/fp8 inputs), fp64");
   Program::text(app, "--variant", variant, "NVIDIA instruction class where it matters: mma.sync, wgmma, tcgen05");
+  Program::text(app, "--datapath", file, "a datapath file (TOML, docs/datapath-files.md) instead of --arch/--type");
+  Program::text(app, "--set", set, "change fields of the datapath: key=value[,key=value] (matcore show --fields)");
 }
 
 Datapath DatapathArgs::resolve() const {
-  try {
-    return find_preset(arch, type, out, variant);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
+  Datapath dp;
+  if (!file.empty()) {
+    if (!arch.empty() || !type.empty() || !out.empty() || !variant.empty())
+      throw UsageError("--datapath cannot be combined with --arch, --type, --out or --variant "
+                       "(set those in the file, or with --set)");
+    dp = load_datapath_file(file);
+  } else {
+    if (arch.empty() || type.empty()) {
+      if (!optional_ || !arch.empty() || !type.empty() || !set.empty())
+        throw UsageError("a datapath is needed: --arch A --type T (a preset) or --datapath FILE");
+    }
+    try {
+      dp = find_preset(arch, type, out, variant);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
   }
+  if (!set.empty()) {
+    try {
+      apply_settings(dp, set);
+      validate_datapath(dp);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--set: ") + e.what());
+    }
+  }
+  return dp;
 }
 
 namespace {

@@ -16,6 +16,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "matcore/fields.hpp"
 #include "matcore/model.hpp"
 #include "matcore/cli.hpp"
 #include "matcore/presets.hpp"
@@ -26,125 +27,27 @@ namespace mc {
 
 namespace {
 
-std::string num(int v) { return v == kNone ? "none" : std::to_string(v); }
-std::string yn(bool b) { return b ? "true" : "false"; }
-const char* adder_name(AdderKind k) {
-  switch (k) {
-    case AdderKind::Exact: return "exact";
-    case AdderKind::Pairwise: return "pairwise";
-    default: return "fused";
-  }
-}
-const char* align_name(AlignRound r) { return r == AlignRound::RD ? "RD" : "truncate"; }
 
 }  // namespace
 
 std::vector<Variation> single_variations(const Datapath& dp, int span) {
+  // One variation per candidate value of every numerical field of the field table (fields.hpp):
+  // widths +-span, each other rounding mode, n_fma over the powers of two, each limit +-span and
+  // none <-> a default, each flag toggled. Values that fail validate_datapath are left out.
   std::vector<Variation> out;
-  auto add = [&](const std::string& param, const std::string& from, const std::string& to, Datapath v) {
-    if (from == to) return;
-    try {
-      validate_datapath(v);
-    } catch (const std::invalid_argument&) {
-      return;
-    }
-    out.push_back(Variation{param, from, to, std::move(v)});
-  };
-  auto int_pm = [&](const char* name, int Datapath::*f, int lo) {
-    for (int d = -span; d <= span; ++d) {
-      if (d == 0 || dp.*f + d < lo) continue;
+  for (const Field& f : datapath_fields()) {
+    if (!f.numeric) continue;
+    const std::string from = f.get(dp);
+    for (const std::string& to : f.near(dp, span)) {
+      if (to == from) continue;
       Datapath v = dp;
-      v.*f += d;
-      add(name, num(dp.*f), num(v.*f), v);
-    }
-  };
-  // an integer limit that may be kNone: +-span, and none <-> `dflt`
-  auto limit = [&](const char* name, int Datapath::*f, int dflt) {
-    if (dp.*f == kNone) {
-      Datapath v = dp;
-      v.*f = dflt;
-      add(name, "none", num(dflt), v);
-      return;
-    }
-    int_pm(name, f, INT_MIN + 1);
-    Datapath v = dp;
-    v.*f = kNone;
-    add(name, num(dp.*f), "none", v);
-  };
-  auto toggle = [&](const char* name, bool Datapath::*f) {
-    Datapath v = dp;
-    v.*f = !(v.*f);
-    add(name, yn(dp.*f), yn(v.*f), v);
-  };
-  const Rounding modes[] = {Rounding::RNE, Rounding::RTZ, Rounding::RD, Rounding::RU, Rounding::RNA};
-
-  // aligner / fixed-point widths
-  int_pm("frac_bits", &Datapath::frac_bits, 0);
-  int_pm("partial_frac", &Datapath::partial_frac, 0);
-  int_pm("c_frac", &Datapath::c_frac, 0);
-  int_pm("sum_frac", &Datapath::sum_frac, 0);
-  int_pm("acc_frac", &Datapath::acc_frac, 0);
-  // rounding mode of each stage
-  for (Rounding r : modes) {
-    Datapath v = dp;
-    v.out_round = r;
-    add("out_round", to_string(dp.out_round), to_string(r), v);
-  }
-  {
-    Datapath v = dp;
-    v.prod_align = dp.prod_align == AlignRound::RD ? AlignRound::Truncate : AlignRound::RD;
-    add("prod_align", align_name(dp.prod_align), align_name(v.prod_align), v);
-  }
-  for (Rounding r : modes) {
-    Datapath v = dp;
-    v.c_final_round = r;
-    if (dp.c_final_add) add("c_final_round", to_string(dp.c_final_round), to_string(r), v);
-  }
-  // structure
-  for (int n = 1; n <= 64; n *= 2) {
-    Datapath v = dp;
-    v.n_fma = n;
-    add("n_fma", std::to_string(dp.n_fma), std::to_string(n), v);
-  }
-  for (AdderKind k : {AdderKind::Exact, AdderKind::Pairwise, AdderKind::Fused}) {
-    Datapath v = dp;
-    v.adder = k;
-    add("adder", adder_name(dp.adder), adder_name(k), v);
-  }
-  toggle("late_c", &Datapath::late_c);
-  {
-    Datapath v = dp;
-    v.interleave = dp.interleave == 2 ? 1 : 2;
-    add("interleave", std::to_string(dp.interleave), std::to_string(v.interleave), v);
-  }
-  toggle("pair_interleave", &Datapath::pair_interleave);
-  toggle("c_final_add", &Datapath::c_final_add);
-  // limits
-  limit("c_zero_exp", &Datapath::c_zero_exp, dp.out_fmt.emin());
-  limit("emin_lim", &Datapath::emin_lim, dp.out_fmt.emin());
-  limit("prod_overflow_exp", &Datapath::prod_overflow_exp, dp.out_fmt.emax() + 1);
-  limit("c_drop_gap", &Datapath::c_drop_gap, dp.c_frac + 1);
-  // subnormals, products, output
-  toggle("sub_in", &Datapath::sub_in);
-  toggle("sub_out", &Datapath::sub_out);
-  toggle("prod_round_out", &Datapath::prod_round_out);
-  toggle("late_norm_rd", &Datapath::late_norm_rd);
-  toggle("overflow_to_inf", &Datapath::overflow_to_inf);
-  toggle("nan_keep_sign", &Datapath::nan_keep_sign);
-  {
-    const int p = dp.out_prec;
-    std::vector<int> to;
-    if (p < 0) {
-      to = {dp.out_fmt.mbits - 1};
-      if (dp.out_fmt.mbits > 13) to.push_back(13);
-    } else {
-      to = {p - 1, p + 1, -1};
-    }
-    for (int t : to) {
-      if (t < -1 || t > dp.out_fmt.mbits || (t >= 0 && t == dp.out_fmt.mbits)) continue;
-      Datapath v = dp;
-      v.out_prec = t;
-      add("out_prec", p < 0 ? "all" : std::to_string(p), t < 0 ? "all" : std::to_string(t), v);
+      try {
+        set_field(v, f.name, to);
+        validate_datapath(v);
+      } catch (const std::invalid_argument&) {
+        continue;
+      }
+      out.push_back(Variation{f.name, from, to, std::move(v)});
     }
   }
   return out;

@@ -16,6 +16,7 @@
 // exponent still show a round bit). Ef is the top exponent of the alignment sweeps (as high as
 // products and the output allow, for the widest spread), Ec the exponent of a large c.
 #include "matcore/features.hpp"
+#include "matcore/fields.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -1347,7 +1348,6 @@ const Rounding kModes[5] = {Rounding::RNE, Rounding::RTZ, Rounding::RD, Rounding
                             Rounding::RNA};
 
 std::string hexs(const Format& f, uint64_t v) { return "0x" + to_hex_bits(f, v); }
-std::string none_or(int v) { return v == kNone ? "none" : std::to_string(v); }
 
 class Decider {
  public:
@@ -2363,47 +2363,11 @@ std::string compare_features(const Datapath& expected, const Datapath& detected)
   const int K = detected.k_default;
   const Datapath e = canonical_features(expected, K), d = canonical_features(detected, K);
   std::ostringstream os;
-  auto cmp = [&](const char* name, const std::string& a, const std::string& b) {
-    if (a != b) os << name << ": expected " << a << ", detected " << b << "\n";
-  };
-  auto i = [](int x) { return none_or(x); };
-  auto b = [](bool x) { return std::string(x ? "true" : "false"); };
-  auto r = [](Rounding x) { return std::string(rname(x)); };
-  auto h = [](uint64_t x) { return "0x" + to_hex(x); };
-  auto ad = [](AdderKind k) {
-    return std::string(k == AdderKind::Exact ? "Exact" : k == AdderKind::Pairwise ? "Pairwise" : "Fused");
-  };
-  cmp("a_fmt", e.a_fmt.name, d.a_fmt.name);
-  cmp("b_fmt", e.b_fmt.name, d.b_fmt.name);
-  cmp("out_fmt", e.out_fmt.name, d.out_fmt.name);
-  cmp("out_round", r(e.out_round), r(d.out_round));
-  cmp("out_prec", i(e.out_prec), i(d.out_prec));
-  cmp("sub_in", b(e.sub_in), b(d.sub_in));
-  cmp("sub_out", b(e.sub_out), b(d.sub_out));
-  cmp("overflow_to_inf", b(e.overflow_to_inf), b(d.overflow_to_inf));
-  cmp("adder", ad(e.adder), ad(d.adder));
-  cmp("n_fma", i(e.n_fma), i(d.n_fma));
-  cmp("pair_interleave", b(e.pair_interleave), b(d.pair_interleave));
-  cmp("c_final_add", b(e.c_final_add), b(d.c_final_add));
-  cmp("c_final_round", r(e.c_final_round), r(d.c_final_round));
-  cmp("late_c", b(e.late_c), b(d.late_c));
-  cmp("frac_bits", i(e.frac_bits), i(d.frac_bits));
-  cmp("prod_align", e.prod_align == AlignRound::RD ? "RD" : "Truncate",
-      d.prod_align == AlignRound::RD ? "RD" : "Truncate");
-  cmp("emin_lim", i(e.emin_lim), i(d.emin_lim));
-  cmp("c_zero_exp", i(e.c_zero_exp), i(d.c_zero_exp));
-  cmp("interleave", i(e.interleave), i(d.interleave));
-  cmp("partial_frac", i(e.partial_frac), i(d.partial_frac));
-  cmp("c_frac", i(e.c_frac), i(d.c_frac));
-  cmp("sum_frac", i(e.sum_frac), i(d.sum_frac));
-  cmp("acc_frac", i(e.acc_frac), i(d.acc_frac));
-  cmp("c_drop_gap", i(e.c_drop_gap), i(d.c_drop_gap));
-  cmp("late_norm_rd", b(e.late_norm_rd), b(d.late_norm_rd));
-  cmp("prod_round_out", b(e.prod_round_out), b(d.prod_round_out));
-  cmp("prod_overflow_exp", i(e.prod_overflow_exp), i(d.prod_overflow_exp));
-  cmp("nan_invalid", h(e.nan_invalid), h(d.nan_invalid));
-  cmp("nan_propagate", h(e.nan_propagate), h(d.nan_propagate));
-  cmp("nan_keep_sign", b(e.nan_keep_sign), b(d.nan_keep_sign));
+  for (const Field& f : datapath_fields()) {  // every numerical field of the field table
+    if (!f.numeric) continue;
+    const std::string x = f.get(e), y = f.get(d);
+    if (x != y) os << f.name << ": expected " << x << ", detected " << y << "\n";
+  }
   return os.str();
 }
 

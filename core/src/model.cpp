@@ -237,6 +237,15 @@ void validate_datapath(const Datapath& d) {
   if (d.adder == AdderKind::Pairwise && (d.n_fma & (d.n_fma - 1)))
     bad("n_fma", "must be a power of two for the pairwise adder");
   if (d.k_default < 1) bad("k_default", "must be positive");
+  if (!(d.out_fmt == kBinary16) && !(d.out_fmt == kBinary32) && !(d.out_fmt == kBinary64))
+    bad("out_fmt", "must be binary16, binary32 or binary64 (got " + d.out_fmt.name + ")");
+  if (d.out_prec < -1 || d.out_prec > d.out_fmt.mbits)
+    bad("out_prec", "must be \"all\" or at most the " + std::to_string(d.out_fmt.mbits) +
+                        " fraction bits of out_fmt " + d.out_fmt.name);
+  const uint64_t wmask = d.out_fmt.width() >= 64 ? ~uint64_t{0} : (uint64_t{1} << d.out_fmt.width()) - 1;
+  if (d.nan_invalid & ~wmask) bad("nan_invalid", "must fit the " + std::to_string(d.out_fmt.width()) + " bits of out_fmt " + d.out_fmt.name);
+  if (d.nan_propagate & ~wmask)
+    bad("nan_propagate", "must fit the " + std::to_string(d.out_fmt.width()) + " bits of out_fmt " + d.out_fmt.name);
 }
 
 }  // namespace mc

@@ -301,7 +301,7 @@ class Gen {
         inst(S, "mc_aligner");
         o_ << "  mc_aligner #(.N(" << d.N << "), .TF(" << d.TF << "), .SW(" << d.SW << "), .XW(" << d.XW << "), .F("
            << d.F << "), .HAS_LIM(" << (dp_.emin_lim != kNone) << "), .EMIN_LIM("
-           << (dp_.emin_lim != kNone ? dp_.emin_lim : 0) << "), .ALIGN_RD(" << (dp_.prod_align == AlignRound::RD)
+           << (dp_.emin_lim != kNone ? dp_.emin_lim : 0) << "), .ALIGN_MODE(" << static_cast<int>(dp_.prod_align)
            << "),\n      .EARLY_C(" << !dp_.late_c << "), .HAS_CZE(" << (dp_.c_zero_exp != kNone) << "), .CZE("
            << (dp_.c_zero_exp != kNone ? dp_.c_zero_exp : 0) << "), .ODDEVEN(" << (dp_.late_c && dp_.interleave == 2)
            << "), .AW(" << d.ALW << ")) u_aligner (\n      .p_cls(" << P << "_p_cls), .p_sign(" << P

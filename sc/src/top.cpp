@@ -533,7 +533,10 @@ void DatapathTop::describe(std::ostream& os, const View& v, const Ctl& c) {
       os << ind << (ie ? "e_max(odd k) = " : "e_max = ") << (x.e_max == kNone ? std::string("none") : std::to_string(x.e_max));
       if (ie) os << ", e_max(even k) = " << (x.e_even == kNone ? std::string("none") : std::to_string(x.e_even));
       os << "   F = " << F << " fraction bits, "
-         << (dp_.prod_align == AlignRound::RD ? "round-down" : "truncation") << ", '|' = cut\n";
+         << (dp_.prod_align == AlignRound::RD    ? "round-down"
+             : dp_.prod_align == AlignRound::RNE ? "round to nearest even"
+             : dp_.prod_align == AlignRound::RNA ? "round to nearest away"
+                                                 : "truncation") << ", '|' = cut\n";
       if (pit != seen_products_.end()) {
         const ProductBus& p = pit->second;
         for (int i = 0; i < x.m; ++i) {

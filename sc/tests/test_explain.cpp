@@ -88,7 +88,7 @@ std::vector<Alteration> alterations() {
        {{{"-1.5*2^-75", "2^-85"}, {"2^-74", "2^-85"}, "0"}}},
       {"mi300x", "fp16", "", "", "out_round", "rtz", [](Datapath& d) { d.out_round = Rounding::RTZ; }},
       {"mi300x", "fp16", "", "", "n_fma", "4", [](Datapath& d) { d.n_fma = 4; }},
-      {"mi300x", "fp16", "", "", "prod_align", "RD", [](Datapath& d) { d.prod_align = AlignRound::RD; }},
+      {"mi300x", "fp16", "", "", "prod_align", "rd", [](Datapath& d) { d.prod_align = AlignRound::RD; }},
       {"mi300x", "e4m3fnuz", "", "", "partial_frac", "23", [](Datapath& d) { d.partial_frac = 23; }},
       {"mi300x", "e4m3fnuz", "", "", "interleave", "1", [](Datapath& d) { d.interleave = 1; }},
       {"mi300x", "e4m3fnuz", "", "", "c_drop_gap", "none", [](Datapath& d) { d.c_drop_gap = kNone; }},

@@ -25,6 +25,22 @@ inline u128 shr_sticky(u128 x, int s, bool& sticky) {
   return x >> s;
 }
 
+/// x / 2^s rounded to nearest (ties to even with ties_even, else away from zero), s >= 0;
+/// sticky |= some bit was shifted out. The guard bit is bit s-1 of x, the bits below it decide
+/// a tie.
+inline u128 shr_nearest(u128 x, int s, bool ties_even, bool& sticky) {
+  if (s <= 0) return x;
+  bool st = false;
+  const u128 m = shr_sticky(x, s, st);
+  if (!st) return m;
+  sticky = true;
+  const bool guard = s <= 128 && ((x >> (s - 1)) & 1);
+  bool below = false;
+  if (s >= 2) below = s - 1 >= 128 ? x != 0 : (x & ((static_cast<u128>(1) << (s - 1)) - 1)) != 0;
+  if (guard && (!ties_even || below || (m & 1))) return m + 1;
+  return m;
+}
+
 /// Floor division of a two's complement value by 2^s (arithmetic shift, RD), s >= 0.
 inline i128 shr_floor(i128 x, int s) {
   if (s <= 0) return x;

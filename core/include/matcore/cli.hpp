@@ -28,13 +28,21 @@ struct UsageError : std::invalid_argument {
 
 namespace cli {
 
-/// The options that choose a datapath: --arch, --type, --out, --variant.
+/// The options that choose a datapath: a preset (--arch, --type, --out, --variant) or a datapath
+/// file (--datapath FILE), then field changes (--set key=value[,key=value]).
 struct DatapathArgs {
-  std::string arch, type, out, variant;
-  /// Adds the four options to `app`; --arch/--type are required unless `optional`.
+  std::string arch, type, out, variant, file, set;
+  /// Adds the options to `app`; one of --arch/--type and --datapath is required unless
+  /// `optional`.
   void add(CLI::App* app, bool optional = false);
-  /// The preset they name (UsageError with the known names when there is none).
+  /// Whether a datapath was named (a preset or a file).
+  bool given() const { return !arch.empty() || !type.empty() || !file.empty(); }
+  /// The datapath they name (UsageError with the known names or the allowed values of the
+  /// field; InputError for a malformed file).
   Datapath resolve() const;
+
+ private:
+  bool optional_ = false;
 };
 
 /// An integer in [lo, hi] (decimal, nothing else on the line); UsageError naming `what`.

@@ -31,6 +31,8 @@ enum class AdderKind : uint8_t {
 enum class AlignRound : uint8_t {
   Truncate,  ///< toward zero on the sign-magnitude term (NVIDIA, CDNA3 products)
   RD,        ///< toward -inf on the two's complement term (CDNA3 c-alignment)
+  RNE,       ///< to nearest, ties to even, on the sign-magnitude term (guard + sticky bits)
+  RNA,       ///< to nearest, ties away from zero, on the sign-magnitude term
 };
 
 constexpr int kNone = INT_MIN;  ///< "no such limit / discard" for integer parameters

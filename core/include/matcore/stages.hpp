@@ -105,7 +105,9 @@ std::string render(const Fixed& x);
 inline int align_exponent(const Product* terms, int n, int emin_lim, int first = 0, int stride = 1);
 
 /// Contract: the term shifted to the reference exponent e_ref and cut to `frac` fractional
-/// bits below 2^e_ref, with truncation toward zero or round-down (floor).
+/// bits below 2^e_ref, with truncation toward zero, round-down (floor), or round to nearest
+/// (RNE: ties to even, RNA: ties away) of the magnitude from its guard bit (the first bit cut)
+/// and the sticky OR of the bits below it.
 ///
 ///      before:      1.xxxxxxxxxxxxxxxxxxxx  x 2^e
 ///      after:   0.000001xxxxxxxxx|xxxxxxx   x 2^e_ref     (| = frac-th fractional bit)
@@ -315,7 +317,10 @@ inline Aligned align_term(const Product& t, int e_ref, int frac, AlignRound mode
     return a;
   }
   bool st = false;
-  m = shr_sticky(t.sig, s, st);
+  if (mode == AlignRound::RNE || mode == AlignRound::RNA)
+    m = shr_nearest(t.sig, s, mode == AlignRound::RNE, st);  // nearest on the magnitude
+  else
+    m = shr_sticky(t.sig, s, st);
   a.sticky = st;
   a.v = static_cast<i128>(m);
   if (t.sign) {
@@ -338,7 +343,9 @@ inline Fixed shift_to(const Fixed& x, int e_ref, int frac, AlignRound mode, bool
   const bool neg = x.v < 0;
   const u128 mag = neg ? static_cast<u128>(-x.v) : static_cast<u128>(x.v);
   bool st = false;
-  const u128 m = shr_sticky(mag, s, st);
+  const u128 m = mode == AlignRound::RNE || mode == AlignRound::RNA
+                     ? shr_nearest(mag, s, mode == AlignRound::RNE, st)
+                     : shr_sticky(mag, s, st);
   if (sticky) *sticky |= st;
   r.v = static_cast<i128>(m);
   if (neg) {

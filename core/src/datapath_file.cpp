@@ -1,0 +1,181 @@
+// Datapath files (TOML, on toml++): see datapath_file.hpp.
+#include "matcore/datapath_file.hpp"
+
+// toml++ header-only in this one translation unit (CMakeLists.txt)
+#define TOML_HEADER_ONLY 1
+#include <toml++/toml.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "matcore/fields.hpp"
+#include "matcore/presets.hpp"
+#include "matcore/vectors.hpp"
+
+namespace mc {
+
+namespace {
+
+std::string quoted(const std::string& s) {
+  std::string r = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') r += '\\';
+    r += c;
+  }
+  return r + "\"";
+}
+
+std::string where(const std::string& source, const toml::source_region& r) {
+  return source + ":" + std::to_string(r.begin.line) + ":" + std::to_string(r.begin.column);
+}
+
+const char* section_title(const std::string& s) {
+  if (s == "identity") return "identity (names; k of the instruction)";
+  if (s == "formats") return "formats";
+  if (s == "inputs") return "inputs";
+  if (s == "multiplier") return "multiplier";
+  if (s == "adder") return "adder structure";
+  if (s == "aligner") return "aligner (fused adder)";
+  if (s == "odd_even") return "odd-even recombination (interleave = 2)";
+  if (s == "c_aligner") return "c-aligner (late_c)";
+  if (s == "rounder") return "rounder";
+  if (s == "specials") return "special values";
+  if (s == "order") return "k order and the addend";
+  return "";
+}
+
+std::string stem(const std::string& path) {
+  std::string s = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+  const auto dot = s.rfind('.');
+  return dot == std::string::npos || dot == 0 ? s : s.substr(0, dot);
+}
+
+}  // namespace
+
+Datapath preset_by_path(const std::string& name) {
+  std::string n = name, variant;
+  const auto plus = n.find('+');
+  if (plus != std::string::npos) {
+    variant = n.substr(plus + 1);
+    n = n.substr(0, plus);
+  }
+  const auto s1 = n.find('/');
+  if (s1 == std::string::npos)
+    throw std::invalid_argument("'" + name + "' is not a preset name arch/type[/out][+variant]");
+  const auto s2 = n.find('/', s1 + 1);
+  const std::string arch = n.substr(0, s1);
+  const std::string type = n.substr(s1 + 1, s2 == std::string::npos ? std::string::npos : s2 - s1 - 1);
+  const std::string out = s2 == std::string::npos ? "" : n.substr(s2 + 1);
+  return find_preset(arch, type, out, variant);
+}
+
+std::string datapath_to_toml(const Datapath& dp) {
+  std::ostringstream os;
+  os << "# matcore datapath " << dp.name() << (dp.variant.empty() ? "" : " (" + dp.variant + ")") << "\n"
+     << "# every field: docs/datapath-files.md (or `matcore show --fields`)\n";
+  std::string section;
+  for (const Field& f : datapath_fields()) {
+    if (f.section != section) {
+      section = f.section;
+      os << "\n# --- " << section_title(section) << "\n";
+    }
+    const std::string v = f.get(dp);
+    std::string val;
+    switch (f.kind) {
+      case FieldKind::Int:
+      case FieldKind::Bool: val = v; break;
+      case FieldKind::Limit: val = v == f.none_word ? quoted(v) : v; break;
+      default: val = quoted(v); break;
+    }
+    os << f.name << " = " << val << "  # " << f.doc << "\n";
+  }
+  return os.str();
+}
+
+Datapath datapath_from_toml(const std::string& text, const std::string& source) {
+  toml::table tbl;
+  try {
+    tbl = toml::parse(text, source);
+  } catch (const toml::parse_error& e) {
+    throw InputError(where(source, e.source()) + ": " + std::string(e.description()));
+  }
+  Datapath dp;
+  bool has_base = false;
+  if (const toml::node* b = tbl.get("base")) {
+    const auto s = b->value<std::string>();
+    if (!s) throw InputError(where(source, b->source()) + ": field 'base': must be a string \"arch/type\"");
+    try {
+      dp = preset_by_path(*s);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(where(source, b->source()) + ": field 'base': " + e.what());
+    }
+    has_base = true;
+  } else {
+    dp.arch = stem(source);
+    dp.type.clear();
+    dp.family = "custom";
+  }
+  bool type_set = false;
+  for (auto&& [key, node] : tbl) {
+    const std::string k(key.str());
+    if (k == "base") continue;
+    const std::string at = where(source, node.source());
+    const Field* f = find_field(k);
+    if (!f) {
+      std::string known = "base";
+      for (const Field& x : datapath_fields()) known += ", " + x.name;
+      throw InputError(at + ": unknown field '" + k + "' (fields: " + known + ")");
+    }
+    std::string v;
+    bool ok = true;
+    switch (f->kind) {
+      case FieldKind::Int:
+        ok = node.is_integer();
+        if (ok) v = std::to_string(*node.value<int64_t>());
+        break;
+      case FieldKind::Limit:
+        if (node.is_integer()) v = std::to_string(*node.value<int64_t>());
+        else if (node.is_string()) v = *node.value<std::string>();
+        else ok = false;
+        break;
+      case FieldKind::Bool:
+        ok = node.is_boolean();
+        if (ok) v = *node.value<bool>() ? "true" : "false";
+        break;
+      default:
+        ok = node.is_string();
+        if (ok) v = *node.value<std::string>();
+        break;
+    }
+    if (!ok) {
+      std::ostringstream t;
+      t << node.type();
+      throw InputError(at + ": field '" + k + "': must be " + field_allowed(*f) + " (got a TOML " + t.str() + ")");
+    }
+    try {
+      set_field(dp, k, v);
+    } catch (const FieldError& e) {
+      throw InputError(at + ": " + e.what());
+    }
+    if (k == "type") type_set = true;
+  }
+  if (!has_base && !type_set)
+    dp.type = dp.a_fmt == dp.b_fmt ? dp.a_fmt.name : dp.a_fmt.name + "," + dp.b_fmt.name;
+  try {
+    validate_datapath(dp);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(source + ": " + e.what());
+  }
+  return dp;
+}
+
+Datapath load_datapath_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot open datapath file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw InputError(path + ": read error");
+  return datapath_from_toml(ss.str(), path);
+}
+
+}  // namespace mc
