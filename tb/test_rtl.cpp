@@ -23,6 +23,7 @@
 #include "hwdata_sets.hpp"
 #include "matcore/model.hpp"
 #include "matcore/plan.hpp"
+#include "matcore/fields.hpp"
 #include "matcore/rtl.hpp"
 #include "matcore/table.hpp"
 #include "matcore/validate.hpp"
@@ -288,6 +289,36 @@ TEST(RtlSensitivity, OneParameterAwayDiffers) {
   EXPECT_GT(differ, 100u);
   EXPECT_EQ(differ_own, 0u);  // and it is exactly the changed datapath's model
 }
+
+// The aligner's rounding to nearest (prod_align = rne / rna, not in any preset): the RTL of a
+// datapath file's design equals its fast model (which tb/test_datapath_file.cpp checks against
+// an exact computation), on random and subnormal-range samples, and differs from the truncating
+// preset.
+class RtlAlignNearest : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+TEST_P(RtlAlignNearest, EqualsTheModel) {
+  const auto [key, mode] = GetParam();
+  Datapath dp = mc_test::preset_ref(key).dp;
+  set_field(dp, "prod_align", mode);
+  size_t differ_preset = 0;
+  for (const char* strategy : {"expmant", "expmant_sub"}) {
+    const std::vector<Sample> s = mc_test::random_samples(dp, strategy, 3000, 9);
+    std::vector<RtlSample> in(s.size());
+    for (size_t i = 0; i < s.size(); ++i) in[i] = RtlSample{s[i].a, s[i].b, s[i].c};
+    const std::vector<uint64_t> got = rtl_run(dp, in);
+    for (size_t i = 0; i < s.size(); ++i) {
+      const int K = static_cast<int>(s[i].a.size());
+      ASSERT_EQ(got[i], dot(dp, s[i].a.data(), s[i].b.data(), K, s[i].c)) << strategy << " sample " << i;
+      differ_preset += got[i] != dot(mc_test::preset_ref(key).dp, s[i].a.data(), s[i].b.data(), K, s[i].c);
+    }
+  }
+  EXPECT_GT(differ_preset, 100u);
+}
+INSTANTIATE_TEST_SUITE_P(Designs, RtlAlignNearest,
+                         ::testing::Combine(::testing::Values("mi300x_fp16", "h100_fp16", "mi300x_e4m3fnuz"),
+                                            ::testing::Values("rne", "rna")),
+                         [](const ::testing::TestParamInfo<std::tuple<std::string, std::string>>& i) {
+                           return std::get<0>(i.param) + "_" + std::get<1>(i.param);
+                         });
 
 }  // namespace
 

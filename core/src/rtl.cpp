@@ -742,8 +742,18 @@ std::vector<std::string> rtl_stage_sources() {
           "mc_pair_sum.sv", "mc_outconv.sv"};
 }
 
+namespace {
+/// An absolute form of p (the builds run verilator and make in other directories).
+std::string absolute(const std::string& p) {
+  if (p.empty() || p[0] == '/') return p;
+  char buf[4096];
+  return ::getcwd(buf, sizeof buf) ? std::string(buf) + "/" + p : p;
+}
+
+}  // namespace
+
 std::string rtl_model_dir() {
-  if (const char* e = std::getenv("MATCORE_RTL_DIR")) return e;
+  if (const char* e = std::getenv("MATCORE_RTL_DIR")) return absolute(e);
   return MATCORE_RTL_DIR;
 }
 
@@ -785,8 +795,8 @@ void mkdirs(const std::string& p) {
 }
 
 std::string cache_root() {
-  if (const char* e = std::getenv("MATCORE_RTL_CACHE")) return e;
-  if (const char* x = std::getenv("XDG_CACHE_HOME")) return std::string(x) + "/matcore/rtl";
+  if (const char* e = std::getenv("MATCORE_RTL_CACHE")) return absolute(e);
+  if (const char* x = std::getenv("XDG_CACHE_HOME")) return absolute(std::string(x) + "/matcore/rtl");
   if (const char* h = std::getenv("HOME")) return std::string(h) + "/.cache/matcore/rtl";
   return "/tmp/matcore-rtl-" + std::to_string(::getuid());
 }
