@@ -13,6 +13,7 @@
 #include "matcore/cli.hpp"
 #include "matcore/exact.hpp"
 #include "matcore/explain.hpp"
+#include "matcore/explore.hpp"
 #include "matcore/datapath_file.hpp"
 #include "matcore/features.hpp"
 #include "matcore/fields.hpp"
@@ -574,6 +575,150 @@ struct CheckTableCmd {
   }
 };
 
+// ------------------------------------------------------------------------------------ explore
+/// The accuracy of one or more datapaths (with up to two swept fields) on a workload, against
+/// the exact sum rounded once (explore.hpp); a table, CSV and PNG plots.
+struct ExploreCmd {
+  DatapathArgs dpa;
+  std::vector<std::string> dps, sweeps;
+  std::string dist = "normal", ks = "16,256,4096", csv, png;
+  unsigned long long n = 10000;
+  unsigned seed = 1, threads = 0;
+  bool no_mono = false, cost = false;
+
+  struct Config {
+    std::string label, s1, s2;  // datapath label, "field=value" of each sweep
+    Datapath dp;
+    double nand2 = -1;
+  };
+
+  std::vector<Config> configs() const {
+    std::vector<Datapath> base;
+    if (dpa.given()) base.push_back(dpa.resolve());
+    for (const std::string& x : dps) {
+      Datapath d;
+      try {
+        struct stat st{};
+        d = ::stat(x.c_str(), &st) == 0 || x.find(".toml") != std::string::npos ? load_datapath_file(x)
+                                                                                  : preset_by_path(x);
+        if (!dpa.set.empty()) {
+          apply_settings(d, dpa.set);
+          validate_datapath(d);
+        }
+      } catch (const InputError&) {
+        throw;
+      } catch (const std::invalid_argument& e) {
+        throw UsageError("--dp " + x + ": " + e.what());
+      }
+      base.push_back(d);
+    }
+    if (base.empty()) throw UsageError("give the datapaths: --dp arch/type or --dp FILE (repeatable), or --arch/--type, --datapath");
+    if (sweeps.size() > 2) throw UsageError("at most two --sweep fields");
+    std::vector<Config> out;
+    for (const Datapath& d : base) {
+      const std::string label = d.name() + (d.variant.empty() ? "" : "+" + d.variant);
+      std::vector<std::pair<std::string, std::vector<std::string>>> sw;
+      try {
+        for (const std::string& s : sweeps) sw.push_back(parse_sweep(s, d));
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+      }
+      const std::vector<std::string> none = {""};
+      const auto& v1 = sw.size() > 0 ? sw[0].second : none;
+      const auto& v2 = sw.size() > 1 ? sw[1].second : none;
+      for (const std::string& x1 : v1)
+        for (const std::string& x2 : v2) {
+          Config c{label, "", "", d};
+          try {
+            if (!x1.empty()) { set_field(c.dp, sw[0].first, x1); c.s1 = sw[0].first + "=" + x1; }
+            if (!x2.empty()) { set_field(c.dp, sw[1].first, x2); c.s2 = sw[1].first + "=" + x2; }
+            validate_datapath(c.dp);
+          } catch (const std::invalid_argument& e) {
+            throw UsageError(label + " " + c.s1 + " " + c.s2 + ": " + e.what());
+          }
+          out.push_back(c);
+        }
+    }
+    return out;
+  }
+
+  int run() const {
+    Workload w;
+    if (!parse_workload(dist, w)) throw UsageError("--dist must be one of uniform01, uniform11, normal, loguniform, cancel");
+    std::vector<int> kv;
+    for (const std::string& x : split_commas(ks)) kv.push_back(static_cast<int>(cli::to_int("--k", x, 1, 1 << 20)));
+    if (!png.empty() && csv.empty()) throw UsageError("--png needs --csv (the plots are drawn from it)");
+    std::vector<Config> cf = configs();
+    ExploreSpec spec;
+    spec.workload = w;
+    spec.n = n;
+    spec.seed = seed;
+    spec.threads = threads;
+    spec.monotonic = !no_mono;
+    if (cost)
+      for (Config& c : cf) {
+        std::fprintf(stderr, "cost of %s %s %s (yosys) ...\n", c.label.c_str(), c.s1.c_str(), c.s2.c_str());
+        c.nand2 = rtl_cost(c.dp).nand2;
+      }
+    const bool tty = ::isatty(2);
+    const uint64_t total = static_cast<uint64_t>(n) * kv.size() * cf.size();
+    uint64_t before = 0;
+    std::string rows = "datapath,sweep1,sweep2,k,workload,n,finite,rms_rel,max_rel,mean_rel,mean_ulp,mean_abs_ulp,"
+                       "max_abs_ulp,correct_frac,mono_frac,max_bound_ratio,k_u,nand2,ulp_hist\n";
+    std::printf("workload %s, %llu samples per row, seed %u; reference: the exact sum rounded once (RNE)\n"
+                "(rel = (d - ref) / ref and ulp = (d - ref) / ulp(ref) * sign(ref): negative = toward zero)\n",
+                dist.c_str(), n, seed);
+    std::printf("%-26s %-28s %6s %10s %10s %11s %9s %8s %8s %8s%s\n", "datapath", "sweep", "k", "rms_rel", "max_rel",
+                "mean_rel", "mean_ulp", "correct", "monoton", "bound", cost ? "    nand2" : "");
+    for (const Config& c : cf)
+      for (int k : kv) {
+        auto bar = [&](uint64_t done) {
+          if (!tty) return;
+          const uint64_t all = before + done;
+          std::fprintf(stderr, "\r[%-30s] %3d%% ", std::string(static_cast<size_t>(30.0 * all / total), '#').c_str(),
+                       static_cast<int>(100.0 * all / total));
+        };
+        const ErrorStats e = measure_error(c.dp, k, spec, bar);
+        before += n;
+        if (tty) std::fprintf(stderr, "\r%50s\r", "");
+        const double ku = k * std::ldexp(1.0, -(c.dp.out_fmt.mbits + 1));
+        const double cf_ = e.finite ? static_cast<double>(e.correct) / e.finite : 0;
+        const double mf = e.mono_checked ? static_cast<double>(e.mono_ok) / e.mono_checked : 1;
+        const std::string sw = c.s1 + (c.s2.empty() ? "" : " " + c.s2);
+        std::printf("%-26s %-28s %6d %10.3e %10.3e %11.3e %9.3f %8.4f %8.4f %8.3f", c.label.c_str(), sw.c_str(), k,
+                    e.rms_rel, e.max_rel, e.mean_rel, e.mean_ulp, cf_, mf, e.max_bound);
+        if (cost) std::printf(" %8.0f", c.nand2);
+        std::printf("%s\n", e.finite < e.n ? (" (" + std::to_string(e.n - e.finite) + " overflowed)").c_str() : "");
+        std::fflush(stdout);
+        char buf[640];
+        std::snprintf(buf, sizeof buf, "%s,%s,%s,%d,%s,%llu,%llu,%.6e,%.6e,%.6e,%.6f,%.6f,%.3f,%.6f,%.6f,%.6f,%.6e,%.0f,",
+                      c.label.c_str(), c.s1.c_str(), c.s2.c_str(), k, dist.c_str(), static_cast<unsigned long long>(e.n),
+                      static_cast<unsigned long long>(e.finite), e.rms_rel, e.max_rel, e.mean_rel, e.mean_ulp,
+                      e.mean_abs_ulp, e.max_abs_ulp, cf_, mf, e.max_bound, ku, c.nand2);
+        rows += buf;
+        for (int i = 0; i < kUlpBins; ++i) rows += (i ? ";" : "") + std::to_string(e.ulp_hist[i]);
+        rows += "\n";
+      }
+    if (!csv.empty()) {
+      OutputFile f(csv);
+      f.write(rows);
+      f.commit();
+      std::printf("wrote %s\n", csv.c_str());
+    }
+    if (!png.empty()) {
+      const std::string script = std::string(MATCORE_SOURCE_DIR) + "/scripts/explore_plot.py";
+      // the Debian python3 (python3-matplotlib lives there), unless $MATCORE_PYTHON names another
+      const char* py = std::getenv("MATCORE_PYTHON");
+      const std::string python = py ? py : ::access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
+      const std::string cmd = shell_quote(python) + " " + shell_quote(script) + " " + shell_quote(csv) + " " + shell_quote(png);
+      std::fflush(stdout);
+      const int rc = std::system(cmd.c_str());
+      if (rc != 0) throw InputError("the plots failed (" + cmd + "; python3-matplotlib is needed: scripts/install-deps.sh)");
+    }
+    return 0;
+  }
+};
+
 // ------------------------------------------------------------------------------------- show
 /// A datapath (preset, file, --set changes) as a datapath file; --fields: the field table.
 struct ShowCmd {
@@ -612,6 +757,25 @@ int matcore_main(int argc, char** argv) {
                 [&] { return show.run(); });
   show.dpa.add(c, true);
   c->add_flag("--fields", show.fields, "list the fields of a datapath file (markdown table)");
+
+  ExploreCmd ex;
+  c = p.command("explore", "accuracy of datapaths (presets, files, swept fields) on a workload against the exact sum",
+                "  matcore explore --dp mi300x/fp16 --dp h100/fp16 --k 16,256,4096 --n 10000 --csv e.csv --png e\n"
+                "  matcore explore --dp mi300x/fp16 --sweep frac_bits=20..32:2 --k 16,4096 --cost --csv f.csv --png f\n"
+                "  (workloads: --dist uniform01, uniform11, normal, loguniform, cancel; docs/explore.md)",
+                [&] { return ex.run(); });
+  ex.dpa.add(c, true);
+  c->add_option("--dp", ex.dps, "a datapath: preset arch/type[/out][+variant] or a datapath file (repeatable)")->check(cli::kNotAnOption);
+  c->add_option("--sweep", ex.sweeps, "a swept field: field=LO..HI[:STEP] or field=V,V,... (at most two)")->check(cli::kNotAnOption);
+  Program::text(c, "--dist", ex.dist, "input distribution: uniform01, uniform11, normal (default), loguniform, cancel");
+  Program::text(c, "--k", ex.ks, "dot lengths K,K,... (default 16,256,4096; chained through c in groups of n_fma)");
+  c->add_option("--n", ex.n, "samples per row (default 10000)")->check(cli::int_range(1, 1000000000000LL));
+  c->add_option("--seed", ex.seed, "seed of the inputs (default 1)")->check(cli::int_range(0, 2147483647));
+  c->add_flag("--no-monotonic", ex.no_mono, "skip the monotonicity check (it runs a second dot per sample)");
+  c->add_flag("--cost", ex.cost, "add each configuration's cost (matcore cost: yosys NAND2-equivalents)");
+  Program::text(c, "--csv", ex.csv, "write the rows as CSV (complete or not at all)");
+  Program::text(c, "--png", ex.png, "plots PREFIX-k.png, PREFIX-bias.png (and PREFIX-sweep.png, PREFIX-cost.png) from the CSV");
+  threads_option(c, ex.threads);
 
   DotCmd dotc;
   c = p.command("dot", "one dot product d = a.b + c through a preset, optionally with every stage",

@@ -252,4 +252,10 @@ void check_not_input(const std::string& output, const std::string& what,
   }
 }
 
+std::string shell_quote(const std::string& s) {
+  std::string r = "'";
+  for (char ch : s) r += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return r + "'";
+}
+
 }  // namespace mc

@@ -1,4 +1,5 @@
 #include "matcore/rtl.hpp"
+#include "matcore/output.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -760,12 +761,6 @@ std::string rtl_model_dir() {
 // ------------------------------------------------------------------------- the RTL engine
 namespace {
 
-std::string quote(const std::string& s) {
-  std::string r = "'";
-  for (char ch : s) r += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-  return r + "'";
-}
-
 std::string slurp(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) throw InputError(path + ": cannot read (" + std::strerror(errno) + ")");
@@ -849,16 +844,16 @@ std::string rtl_simulator(const Datapath& dp, bool trace) {
     if (!f.flush()) throw InputError(tmp + "/top.sv: write failed");
   }
   std::string cmd = verilator_cmd() + " --cc --exe --build -j 2 -Wno-fatal --prefix Vtop --top-module " + t.module +
-                    flags + " --Mdir " + quote(tmp + "/obj") + " -o " + quote(tmp + "/sim") +
+                    flags + " --Mdir " + shell_quote(tmp + "/obj") + " -o " + shell_quote(tmp + "/sim") +
                     (trace ? " --trace" : "");
-  for (const std::string& s : t.sources) cmd += " " + quote(dir + "/" + s);
-  cmd += " " + quote(tmp + "/top.sv") + " " + quote(harness) + " > " + quote(tmp + "/build.log") + " 2>&1";
+  for (const std::string& s : t.sources) cmd += " " + shell_quote(dir + "/" + s);
+  cmd += " " + shell_quote(tmp + "/top.sv") + " " + shell_quote(harness) + " > " + shell_quote(tmp + "/build.log") + " 2>&1";
   if (std::system(cmd.c_str()) != 0 || !is_file(tmp + "/sim"))
     throw InputError("RTL build of " + t.module + " (" + dp.name() + ") failed; see " + tmp + "/build.log");
-  std::system(("rm -rf " + quote(tmp + "/obj")).c_str());  // keep the executable, the top and the log
+  std::system(("rm -rf " + shell_quote(tmp + "/obj")).c_str());  // keep the executable, the top and the log
   if (::rename(tmp.c_str(), final_dir.c_str()) != 0) {
     // another process built the same simulator first: use that one
-    std::system(("rm -rf " + quote(tmp)).c_str());
+    std::system(("rm -rf " + shell_quote(tmp)).c_str());
     if (!is_file(exe)) throw InputError(final_dir + ": cannot install the RTL simulator (" + std::strerror(errno) + ")");
   }
   return exe;
@@ -899,8 +894,8 @@ std::vector<uint64_t> rtl_run(const Datapath& dp, const std::vector<RtlSample>& 
     }
     if (std::fclose(f) != 0 || !ok) throw InputError(in + ": write failed (" + std::strerror(errno) + ")");
   }
-  std::string cmd = quote(exe) + " " + quote(in) + " " + quote(out);
-  if (!vcd.empty()) cmd += " --vcd " + quote(vcd);
+  std::string cmd = shell_quote(exe) + " " + shell_quote(in) + " " + shell_quote(out);
+  if (!vcd.empty()) cmd += " --vcd " + shell_quote(vcd);
   if (std::getenv("MATCORE_RTL_STATS")) cmd += " --stats";  // simulation speed on stderr (docs/performance.md)
   if (std::system(cmd.c_str()) != 0) throw InputError("the RTL simulation of " + dp.name() + " failed (" + exe + ")");
   std::vector<uint64_t> d;
@@ -1008,7 +1003,7 @@ RtlCost rtl_cost(const Datapath& dp) {
   const std::string script = "read_verilog -sv " + files + "; synth -top " + t.module + "; tee -q -o " + dir +
                              "/stat.txt stat -tech cmos";
   const auto t0 = std::chrono::steady_clock::now();
-  const int st = std::system(("yosys -q -l " + quote(dir + "/yosys.log") + " -p " + quote(script) + " > /dev/null 2>&1").c_str());
+  const int st = std::system(("yosys -q -l " + shell_quote(dir + "/yosys.log") + " -p " + shell_quote(script) + " > /dev/null 2>&1").c_str());
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (st != 0) throw InputError("yosys failed on " + t.module + " (" + dp.name() + "); see " + dir + "/yosys.log");
   const auto mods = parse_stat(slurp(dir + "/stat.txt"));
@@ -1061,7 +1056,7 @@ RtlCost rtl_cost(const Datapath& dp) {
   const auto all = total_of(mods, t.module);
   c.cells = all.first;
   c.nand2 = all.second / 4.0;
-  std::system(("rm -rf " + quote(dir)).c_str());
+  std::system(("rm -rf " + shell_quote(dir)).c_str());
   return c;
 }
 

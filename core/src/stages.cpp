@@ -109,8 +109,10 @@ uint64_t exact_sum_round(const Product* t, int n, const Format& out, const Round
     if (exact_out) *exact_out = Exact{zero_sign, 0, 0, false};
     return zero_bits(out, zero_sign);
   }
-  // Fast path: the whole range fits a 128-bit two's complement accumulator (n <= 64 terms).
-  if (hi - lo + 1 + 8 <= 120) {
+  // Fast path: the whole range fits a 128-bit two's complement accumulator with headroom for
+  // the carries of n terms.
+  const int head = 2 + msb_index(static_cast<u128>(n));
+  if (hi - lo + 1 + head <= 120) {
     i128 acc = 0;
     for (int i = 0; i < n; ++i)
       if (t[i].cls == Class::Normal) {
@@ -128,7 +130,7 @@ uint64_t exact_sum_round(const Product* t, int n, const Format& out, const Round
   }
   // Otherwise a Kulisch accumulator over the whole range (binary64 products span ~4300 bits).
   Wide w;
-  const int nbits = hi - lo + 1 + 8;
+  const int nbits = hi - lo + 1 + head;
   w.reset(lo, nbits);
   for (int i = 0; i < n; ++i)
     if (t[i].cls == Class::Normal) w.add(t[i].sign, t[i].sig, t[i].exp - t[i].frac);

@@ -70,4 +70,8 @@ void check_not_input(const std::string& output, const std::string& what,
 int register_temp(const std::string& path);
 void unregister_temp(int slot);
 
+/// s quoted for /bin/sh ('...' with embedded quotes escaped), for the commands matcore runs
+/// (verilator, yosys, the plot script).
+std::string shell_quote(const std::string& s);
+
 }  // namespace mc

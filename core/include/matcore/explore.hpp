@@ -1,0 +1,77 @@
+// matcore: the accuracy of a datapath, measured (`matcore explore`, docs/explore.md).
+//
+//   inputs:    a workload (distribution of a_i, b_i), a dot length k, n samples, a seed;
+//              sample i draws its a, b from a counter-based generator at (seed, i): the same
+//              inputs for every datapath of the same formats, whatever the thread count
+//   design:    d = dot(dp, a, b, k, c = 0), k chained through c in groups of n_fma as the
+//              hardware chains it
+//   reference: the exact sum of the k products (Kulisch accumulator), rounded once (RNE) to the
+//              output format
+//   figures:   relative error (d - ref) / ref (RMS, max |.|, mean: the bias, negative = toward
+//              zero), error in ulps of ref (mean: the bias; histogram), the fraction correctly
+//              rounded (d == ref), the fraction monotonic (one a_j one ulp up moves d the way
+//              the exact sum moves, or not at all), and max |d - exact| / (k u sum|a_i b_i|),
+//              the ratio to the classical bound (u = 2^-p of the output).
+// The statistics are host doubles (they summarise results; the results themselves are the
+// model's bits).
+#pragma once
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "matcore/datapath.hpp"
+
+namespace mc {
+
+enum class Workload : uint8_t { Uniform01, Uniform11, Normal, LogUniform, Cancel };
+/// "uniform01", "uniform11", "normal", "loguniform", "cancel".
+const char* to_string(Workload w);
+bool parse_workload(const std::string& s, Workload& w);
+
+/// The inputs of sample `index` of a workload: k values of a_fmt and of b_fmt (bit patterns).
+///   uniform01  a, b uniform in [0, 1)          uniform11  uniform in [-1, 1)
+///   normal     standard normal (Box-Muller)    loguniform random sign, exponent uniform over
+///              the normal range of the format (clipped so that no product overflows)
+///   cancel     normal pairs with a_{2j+1} b_{2j+1} = -a_{2j} b_{2j} (1 + 2^-8 * normal): most
+///              of each pair cancels, the sum is small against sum |a_i b_i|
+/// Values are drawn in binary64 and rounded (RNE) into the formats (so uniform01 may give 1.0);
+/// the sequence depends only on (seed, index).
+void workload_inputs(Workload w, const Format& fa, const Format& fb, int k, uint64_t seed, uint64_t index,
+                     uint64_t* a, uint64_t* b);
+
+/// The histogram of the signed error in ulps: bins -8 .. 8, the outer ones open (<= -8, >= 8).
+constexpr int kUlpBins = 17;
+
+struct ErrorStats {
+  uint64_t n = 0;            ///< samples run
+  uint64_t finite = 0;       ///< of those, with a finite d and reference (the others: overflow)
+  uint64_t nonzero = 0;      ///< of the finite, with a nonzero reference (relative errors)
+  double rms_rel = 0, max_rel = 0, mean_rel = 0;  ///< relative error (d - ref) / ref
+  double mean_ulp = 0, mean_abs_ulp = 0, max_abs_ulp = 0;  ///< (d - ref) / ulp(ref)
+  uint64_t correct = 0;      ///< d == ref bit for bit
+  uint64_t mono_checked = 0, mono_ok = 0;
+  double max_bound = 0;      ///< max |d - exact| / (k u sum |a_i b_i|)
+  std::array<uint64_t, kUlpBins> ulp_hist{};
+};
+
+struct ExploreSpec {
+  Workload workload = Workload::Normal;
+  uint64_t n = 10000;
+  uint64_t seed = 1;
+  unsigned threads = 0;      ///< 0: every core
+  bool monotonic = true;     ///< run the monotonicity check (a second dot per sample)
+};
+
+/// Measures dp at dot length k. `progress(done)` is called now and then from the calling thread
+/// with the samples done so far (may be empty). Deterministic for a seed whatever the threads.
+ErrorStats measure_error(const Datapath& dp, int k, const ExploreSpec& spec,
+                         const std::function<void(uint64_t)>& progress = {});
+
+/// A swept field: "frac_bits=20..32", "frac_bits=20..32:4", "n_fma=4,8,16", "prod_align=truncate,rne".
+/// FieldError naming the field when it is unknown or a value is out of its range (checked on dp).
+std::pair<std::string, std::vector<std::string>> parse_sweep(const std::string& text, const Datapath& dp);
+
+}  // namespace mc

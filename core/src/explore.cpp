@@ -1,0 +1,286 @@
+// The accuracy of a datapath, measured: see explore.hpp.
+#include "matcore/explore.hpp"
+
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <mutex>
+#include <sstream>
+
+#include "matcore/fields.hpp"
+#include "matcore/model.hpp"
+#include "matcore/stages.hpp"
+#include "matcore/threads.hpp"
+
+namespace mc {
+
+namespace {
+
+/// SplitMix64: a counter-based stream, so that sample i's inputs do not depend on how the
+/// samples are shared among threads.
+struct Rng {
+  uint64_t s;
+  uint64_t next() {
+    uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
+  double normal() {
+    const double u1 = 1.0 - uniform();  // (0, 1]
+    const double u2 = uniform();
+    return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+  }
+};
+
+uint64_t to_format(double x, const Format& f) {
+  uint64_t u;
+  std::memcpy(&u, &x, 8);
+  return convert(kBinary64, u, f, Rounding::RNE);
+}
+
+double value_of(const Format& f, uint64_t bits) {
+  const Unpacked u = decode(f, bits);
+  if (u.cls == Class::Zero) return u.sign ? -0.0 : 0.0;
+  if (u.cls == Class::Inf) return u.sign ? -HUGE_VAL : HUGE_VAL;
+  if (u.cls == Class::NaN) return NAN;
+  const double v = std::ldexp(static_cast<double>(u.sig), u.exp - u.mbits);
+  return u.sign ? -v : v;
+}
+
+/// The next value above x in f (toward +inf), or false when there is none that is finite.
+bool next_up(const Format& f, uint64_t x, uint64_t& out) {
+  const Unpacked u = decode(f, x);
+  if (!u.is_finite()) return false;
+  const uint64_t sign = uint64_t{1} << (f.width() - 1);
+  if (u.cls == Class::Zero) out = 1;  // the smallest positive subnormal
+  else if (!u.sign) out = x + 1;
+  else out = x - 1;
+  if (out == sign) out = 0;  // -(smallest subnormal) + ulp = 0 (FNUZ: 0x80 is NaN)
+  return decode(f, out).is_finite();
+}
+
+/// Exponent window of loguniform values: the format's normal range, clipped so that a product
+/// stays far inside binary32 (or the output) and a sum of 10^5 of them does not overflow.
+void log_range(const Format& f, int& lo, int& hi) {
+  lo = std::max(f.emin(), -56);
+  hi = std::min(f.emax(), 56);
+}
+
+double draw(Workload w, const Format& f, Rng& g) {
+  switch (w) {
+    case Workload::Uniform01: return g.uniform();
+    case Workload::Uniform11: return 2.0 * g.uniform() - 1.0;
+    case Workload::LogUniform: {
+      int lo, hi;
+      log_range(f, lo, hi);
+      const int e = lo + static_cast<int>(g.next() % static_cast<uint64_t>(hi - lo + 1));
+      const double m = 1.0 + g.uniform();
+      return (g.next() & 1 ? -1.0 : 1.0) * std::ldexp(m, e);
+    }
+    default: return g.normal();
+  }
+}
+
+struct Partial {
+  uint64_t n = 0, finite = 0, nonzero = 0, correct = 0, mono_checked = 0, mono_ok = 0;
+  double rel2 = 0, rel = 0, max_rel = 0, ulp = 0, abs_ulp = 0, max_abs_ulp = 0, max_bound = 0;
+  std::array<uint64_t, kUlpBins> hist{};
+};
+
+constexpr uint64_t kChunk = 128;
+
+}  // namespace
+
+const char* to_string(Workload w) {
+  switch (w) {
+    case Workload::Uniform01: return "uniform01";
+    case Workload::Uniform11: return "uniform11";
+    case Workload::Normal: return "normal";
+    case Workload::LogUniform: return "loguniform";
+    case Workload::Cancel: return "cancel";
+  }
+  return "?";
+}
+
+bool parse_workload(const std::string& s, Workload& w) {
+  for (Workload x : {Workload::Uniform01, Workload::Uniform11, Workload::Normal, Workload::LogUniform, Workload::Cancel})
+    if (s == to_string(x)) {
+      w = x;
+      return true;
+    }
+  return false;
+}
+
+void workload_inputs(Workload w, const Format& fa, const Format& fb, int k, uint64_t seed, uint64_t index,
+                     uint64_t* a, uint64_t* b) {
+  Rng g{seed * 0xD1B54A32D192ED03ull ^ (index + 1) * 0x9E3779B97F4A7C15ull};
+  g.next();
+  if (w == Workload::Cancel) {
+    for (int i = 0; i < k; i += 2) {
+      a[i] = to_format(g.normal(), fa);
+      b[i] = to_format(g.normal(), fb);
+      if (i + 1 < k) {
+        a[i + 1] = a[i];
+        b[i + 1] = to_format(-value_of(fb, b[i]) * (1.0 + 0x1.0p-8 * g.normal()), fb);
+      }
+    }
+    return;
+  }
+  for (int i = 0; i < k; ++i) {
+    a[i] = to_format(draw(w, fa, g), fa);
+    b[i] = to_format(draw(w, fb, g), fb);
+  }
+}
+
+ErrorStats measure_error(const Datapath& dp, int k, const ExploreSpec& spec,
+                         const std::function<void(uint64_t)>& progress) {
+  if (k < 1) throw std::invalid_argument("explore: k must be positive");
+  const Format& out = dp.out_fmt;
+  const uint64_t chunks = (spec.n + kChunk - 1) / kChunk;
+  std::vector<Partial> parts(chunks);
+  std::atomic<uint64_t> next{0}, done{0};
+  std::mutex progress_mu;
+  const double u = std::ldexp(1.0, -(out.mbits + 1));
+  const unsigned nt = static_cast<unsigned>(std::min<uint64_t>(thread_count(spec.threads), chunks ? chunks : 1));
+
+  run_parallel(nt, [&](unsigned t) {
+    std::vector<uint64_t> a(k), b(k);
+    std::vector<Product> prods(k);
+    const uint64_t zero = zero_bits(out, false);
+    for (;;) {
+      const uint64_t ch = next.fetch_add(1);
+      if (ch >= chunks) break;
+      Partial& P = parts[ch];
+      const uint64_t end = std::min(spec.n, (ch + 1) * kChunk);
+      for (uint64_t i = ch * kChunk; i < end; ++i) {
+        ++P.n;
+        workload_inputs(spec.workload, dp.a_fmt, dp.b_fmt, k, spec.seed, i, a.data(), b.data());
+        const uint64_t d = dot(dp, a.data(), b.data(), k, zero);
+        bool finite = true;
+        double abs_sum = 0;
+        for (int j = 0; j < k; ++j) {
+          prods[j] = multiply(decode(dp.a_fmt, a[j]), decode(dp.b_fmt, b[j]), MulCfg{});
+          if (prods[j].cls == Class::NaN || prods[j].cls == Class::Inf) finite = false;
+          else if (prods[j].cls == Class::Normal)
+            abs_sum += std::ldexp(static_cast<double>(prods[j].sig), prods[j].exp - prods[j].frac);
+        }
+        if (!finite) continue;
+        Exact ex;
+        const uint64_t ref = exact_sum_round(prods.data(), k, out, RoundOpts{}, false, &ex);
+        const double dv = value_of(out, d), rv = value_of(out, ref);
+        if (!std::isfinite(dv) || !std::isfinite(rv)) continue;
+        ++P.finite;
+        const double xv = (ex.sign ? -1.0 : 1.0) * std::ldexp(static_cast<double>(ex.mag), ex.lsb_exp);
+        if (d == ref || (dv == 0 && rv == 0)) ++P.correct;
+        if (abs_sum > 0) P.max_bound = std::max(P.max_bound, std::fabs(dv - xv) / (k * u * abs_sum));
+        if (rv != 0) {
+          ++P.nonzero;
+          const double rel = (dv - rv) / rv;
+          P.rel += rel;
+          P.rel2 += rel * rel;
+          P.max_rel = std::max(P.max_rel, std::fabs(rel));
+          const Unpacked ur = decode(out, ref);
+          const double ulp = std::ldexp(1.0, ur.exp - out.mbits);
+          const double eu = (dv - rv) / ulp * (rv < 0 ? -1.0 : 1.0);
+          P.ulp += eu;
+          P.abs_ulp += std::fabs(eu);
+          P.max_abs_ulp = std::max(P.max_abs_ulp, std::fabs(eu));
+          const double c = std::max(-8.0, std::min(8.0, std::nearbyint(eu)));
+          ++P.hist[static_cast<int>(c) + 8];
+        }
+        if (spec.monotonic) {
+          const int j = static_cast<int>(i % static_cast<uint64_t>(k));
+          const double bj = value_of(dp.b_fmt, b[j]);
+          uint64_t up;
+          if (bj != 0 && next_up(dp.a_fmt, a[j], up)) {
+            const uint64_t keep = a[j];
+            a[j] = up;
+            const double dv2 = value_of(out, dot(dp, a.data(), b.data(), k, zero));
+            a[j] = keep;
+            if (std::isfinite(dv2)) {
+              ++P.mono_checked;
+              if (bj > 0 ? dv2 >= dv : dv2 <= dv) ++P.mono_ok;
+            }
+          }
+        }
+      }
+      done.fetch_add(end - ch * kChunk);
+      if (t == 0 && progress) {
+        std::lock_guard<std::mutex> l(progress_mu);
+        progress(done.load());
+      }
+    }
+  });
+
+  // the chunks in order: the same sums whatever the thread count
+  ErrorStats s;
+  double rel = 0, rel2 = 0, ulp = 0, abs_ulp = 0;
+  for (const Partial& P : parts) {
+    s.n += P.n;
+    s.finite += P.finite;
+    s.nonzero += P.nonzero;
+    s.correct += P.correct;
+    s.mono_checked += P.mono_checked;
+    s.mono_ok += P.mono_ok;
+    rel += P.rel;
+    rel2 += P.rel2;
+    ulp += P.ulp;
+    abs_ulp += P.abs_ulp;
+    s.max_rel = std::max(s.max_rel, P.max_rel);
+    s.max_abs_ulp = std::max(s.max_abs_ulp, P.max_abs_ulp);
+    s.max_bound = std::max(s.max_bound, P.max_bound);
+    for (int i = 0; i < kUlpBins; ++i) s.ulp_hist[i] += P.hist[i];
+  }
+  if (s.nonzero) {
+    s.mean_rel = rel / s.nonzero;
+    s.rms_rel = std::sqrt(rel2 / s.nonzero);
+    s.mean_ulp = ulp / s.nonzero;
+    s.mean_abs_ulp = abs_ulp / s.nonzero;
+  }
+  return s;
+}
+
+std::pair<std::string, std::vector<std::string>> parse_sweep(const std::string& text, const Datapath& dp) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw FieldError("--sweep: '" + text + "' is not field=LO..HI[:STEP] or field=V,V,...");
+  const std::string name = text.substr(0, eq), rest = text.substr(eq + 1);
+  const Field* f = find_field(name);
+  if (!f) {
+    Datapath probe = dp;
+    set_field(probe, name, "");  // throws the unknown-field message with the list
+  }
+  std::vector<std::string> values;
+  const auto dots = rest.find("..");
+  if (dots != std::string::npos && (f->kind == FieldKind::Int || f->kind == FieldKind::Limit)) {
+    std::string hi_s = rest.substr(dots + 2), step_s = "1";
+    const auto colon = hi_s.find(':');
+    if (colon != std::string::npos) {
+      step_s = hi_s.substr(colon + 1);
+      hi_s = hi_s.substr(0, colon);
+    }
+    char* e1 = nullptr;
+    char* e2 = nullptr;
+    char* e3 = nullptr;
+    const std::string lo_s = rest.substr(0, dots);
+    const long lo = std::strtol(lo_s.c_str(), &e1, 10), hi = std::strtol(hi_s.c_str(), &e2, 10),
+               step = std::strtol(step_s.c_str(), &e3, 10);
+    if (lo_s.empty() || hi_s.empty() || *e1 || *e2 || *e3 || step < 1 || hi < lo || (hi - lo) / step > 10000)
+      throw FieldError("--sweep " + name + ": '" + rest + "' is not LO..HI[:STEP] with LO <= HI, STEP >= 1");
+    for (long v = lo; v <= hi; v += step) values.push_back(std::to_string(v));
+  } else {
+    std::istringstream in(rest);
+    std::string v;
+    while (std::getline(in, v, ',')) values.push_back(v);
+  }
+  if (values.empty()) throw FieldError("--sweep " + name + ": no values");
+  for (const std::string& v : values) {
+    Datapath probe = dp;
+    set_field(probe, name, v);  // range of each value (combinations: when the design is built)
+  }
+  return {name, values};
+}
+
+}  // namespace mc

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Plots of a `matcore explore` CSV (docs/explore.md).
+
+usage: explore_plot.py RESULTS.csv PREFIX
+
+  PREFIX-k.png      RMS relative error vs k, one line per datapath (and swept value), with the
+                    classical bound k*u of the output format (dashed)
+  PREFIX-bias.png   mean signed error in ulps vs k (negative: toward zero)
+  PREFIX-sweep.png  (with a swept field) RMS relative error vs the swept value, one line per k
+  PREFIX-cost.png   (with --cost) NAND2-equivalents vs RMS relative error at the largest k
+
+Every file is written to a temporary name and renamed when complete. Needs matplotlib
+(Debian python3-matplotlib).
+"""
+import csv
+import os
+import sys
+from collections import OrderedDict
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def load(path):
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        raise SystemExit(f"{path}: no rows")
+    for r in rows:
+        for key in ("k", "n", "finite"):
+            r[key] = int(r[key])
+        for key in ("rms_rel", "max_rel", "mean_rel", "mean_ulp", "mean_abs_ulp", "correct_frac",
+                    "mono_frac", "max_bound_ratio", "k_u", "nand2"):
+            r[key] = float(r[key])
+    return rows
+
+
+def label(r):
+    parts = [r["datapath"], r["sweep1"], r["sweep2"]]
+    return " ".join(p for p in parts if p)
+
+
+def save(fig, path):
+    tmp = path + ".tmp.png"
+    fig.savefig(tmp, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    os.replace(tmp, path)
+    print(f"wrote {path}")
+
+
+def series(rows, key):
+    out = OrderedDict()
+    for r in rows:
+        out.setdefault(key(r), []).append(r)
+    return out
+
+
+def main():
+    if len(sys.argv) != 3:
+        raise SystemExit(__doc__)
+    rows = load(sys.argv[1])
+    prefix = sys.argv[2]
+    workload = rows[0]["workload"]
+    ks = sorted({r["k"] for r in rows})
+    lines = series(rows, label)
+    many = len(lines) > 12
+
+    if len(ks) > 1:
+        fig, ax = plt.subplots(figsize=(8, 5.5))
+        bounds = {}
+        for name, rs in lines.items():
+            rs = sorted(rs, key=lambda r: r["k"])
+            ax.loglog([r["k"] for r in rs], [max(r["rms_rel"], 1e-12) for r in rs], marker="o", ms=3,
+                      lw=1, label=None if many else name)
+            for r in rs:
+                bounds[r["k"]] = r["k_u"]
+        kk = sorted(bounds)
+        ax.loglog(kk, [bounds[k] for k in kk], "k--", lw=1, label="k·u (binary32 output)" if not many else None)
+        ax.set_xlabel("k (dot product length)")
+        ax.set_ylabel("RMS relative error vs exact sum rounded once")
+        ax.set_title(f"error vs k, {workload} inputs")
+        ax.grid(True, which="both", alpha=0.3)
+        if not many:
+            ax.legend(fontsize=7)
+        save(fig, prefix + "-k.png")
+
+        fig, ax = plt.subplots(figsize=(8, 5.5))
+        for name, rs in lines.items():
+            rs = sorted(rs, key=lambda r: r["k"])
+            ax.semilogx([r["k"] for r in rs], [r["mean_ulp"] for r in rs], marker="o", ms=3, lw=1,
+                        label=None if many else name)
+        ax.axhline(0, color="k", lw=0.8)
+        ax.set_xlabel("k (dot product length)")
+        ax.set_ylabel("mean signed error (ulps of the output; < 0: toward zero)")
+        ax.set_title(f"bias vs k, {workload} inputs")
+        ax.grid(True, which="both", alpha=0.3)
+        if not many:
+            ax.legend(fontsize=7)
+        save(fig, prefix + "-bias.png")
+
+    swept = [r for r in rows if r["sweep1"]]
+    if swept:
+        field = swept[0]["sweep1"].split("=")[0]
+        numeric = all(r["sweep1"].split("=", 1)[1].lstrip("-").isdigit() for r in swept)
+        fig, ax = plt.subplots(figsize=(8, 5.5))
+        for (dp, s2, k), rs in series(swept, lambda r: (r["datapath"], r["sweep2"], r["k"])).items():
+            xs = [r["sweep1"].split("=", 1)[1] for r in rs]
+            x = [int(v) for v in xs] if numeric else list(range(len(xs)))
+            ax.semilogy(x, [max(r["rms_rel"], 1e-12) for r in rs], marker="o", ms=3, lw=1,
+                        label=f"{dp} {s2} k={k}".replace("  ", " "))
+            if not numeric:
+                ax.set_xticks(x, xs)
+        ax.set_xlabel(field)
+        ax.set_ylabel("RMS relative error")
+        ax.set_title(f"error vs {field}, {workload} inputs")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+        save(fig, prefix + "-sweep.png")
+
+    costed = [r for r in rows if r["nand2"] > 0 and r["k"] == ks[-1]]
+    if costed:
+        fig, ax = plt.subplots(figsize=(8, 5.5))
+        ax.loglog([r["rms_rel"] for r in costed], [r["nand2"] for r in costed], "o")
+        for r in costed:
+            ax.annotate(r["sweep1"] or r["datapath"], (r["rms_rel"], r["nand2"]), fontsize=7,
+                        xytext=(3, 3), textcoords="offset points")
+        ax.set_xlabel(f"RMS relative error at k = {ks[-1]}")
+        ax.set_ylabel("NAND2-equivalents (yosys, matcore cost)")
+        ax.set_title(f"cost vs error, {workload} inputs")
+        ax.grid(True, which="both", alpha=0.3)
+        save(fig, prefix + "-cost.png")
+
+
+if __name__ == "__main__":
+    main()
