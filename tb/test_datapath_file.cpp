@@ -9,6 +9,7 @@
 #include <set>
 
 #include "matcore/datapath_file.hpp"
+#include "matcore/explain.hpp"
 #include "matcore/fields.hpp"
 #include "matcore/model.hpp"
 #include "matcore/presets.hpp"
@@ -310,4 +311,36 @@ TEST(AlignNearest, TiesGoToEvenOrAway) {
   EXPECT_EQ(d("rne", onep3), 0x40200000u);    // 1 + 1.5
   EXPECT_EQ(d("rna", onep3), 0x40200000u);
   EXPECT_EQ(d("truncate", onep3), 0x40100000u);  // 1 + 1.25
+}
+
+// --- explain: pairs of changes ---------------------------------------------------------------------
+// h100 fp16 differs from a100 fp16 in two fields that matter on normal-range samples (n_fma 8 ->
+// 16, frac_bits 24 -> 25; emin_lim differs too, below these samples' range). The d of h100 given
+// as "observed" to explain on a100: no single change reproduces every mismatch, the pair does.
+TEST(ExplainPairs, FindBothChangedFieldsOfA100AgainstH100) {
+  const std::string cli = MATCORE_CLI, dir = mc_test::temp_dir();
+  std::string out;
+  const std::string files = " --a " + dir + "/a.txt --b " + dir + "/b.txt --c " + dir + "/c.txt --d " + dir + "/d.txt";
+  ASSERT_EQ(mc_test::run_command(cli + " sample --arch h100 --type fp16 --n 400 --out " + dir, &out), 0) << out;
+  ASSERT_EQ(mc_test::run_command(cli + " run --arch h100 --type fp16" + files + " 2>&1", &out), 0) << out;
+  out.clear();
+  ASSERT_EQ(mc_test::run_command(cli + " validate --arch a100 --type fp16" + files + " --show 400 > " + dir + "/m.txt", &out), 1);
+  out.clear();
+  EXPECT_EQ(mc_test::run_command(cli + " explain --arch a100 --type fp16 --no-trace --mismatches " + dir + "/m.txt", &out), 0)
+      << out;
+  EXPECT_NE(out.find("no single change reproduces every sample"), std::string::npos) << out;
+  EXPECT_NE(out.find("\n  n_fma 8 -> 16, frac_bits 24 -> 25\n"), std::string::npos) << out;
+  // the core search, on the same list: every pair found contains both changes
+  const Datapath a100 = find_preset("a100", "fp16");
+  std::ifstream in(dir + "/m.txt");
+  const std::vector<ExplainSample> list = parse_mismatch_list(a100, in);
+  ASSERT_GT(list.size(), 20u);
+  const std::vector<Variation> vars = single_variations(a100);
+  std::vector<PairVariation> pairs;
+  EXPECT_GT(pair_variations(a100, vars, list, pairs), 500u);
+  ASSERT_FALSE(pairs.empty());
+  for (const PairVariation& p : pairs) {
+    EXPECT_EQ(p.dp.frac_bits, 25) << p.label;
+    EXPECT_GE(p.dp.n_fma, 16) << p.label;
+  }
 }

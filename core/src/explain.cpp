@@ -292,10 +292,44 @@ int ExplainCmd::run() const {
   }
   for (size_t h : hits)
     if (h == list.size()) return 0;
-  return 1;
+  // No single change explains every sample: the smallest set is searched among the pairs of
+  // changes of two different fields.
+  std::vector<PairVariation> pairs;
+  const size_t n_pairs = pair_variations(dp, vars, list, pairs);
+  std::printf("\nno single change reproduces every sample; %zu pairs of changes tried, %zu reproduce all %zu:\n",
+              n_pairs, pairs.size(), list.size());
+  for (size_t i = 0; i < pairs.size() && (i < 20 || all); ++i) std::printf("  %s\n", pairs[i].label.c_str());
+  if (pairs.size() > 20 && !all) std::printf("  ... (%zu more; --all lists them)\n", pairs.size() - 20);
+  return pairs.empty() ? 1 : 0;
 }
 
 }  // namespace
+
+size_t pair_variations(const Datapath& dp, const std::vector<Variation>& vars,
+                       const std::vector<ExplainSample>& samples, std::vector<PairVariation>& out) {
+  size_t tried = 0;
+  for (size_t i = 0; i < vars.size(); ++i)
+    for (size_t j = i + 1; j < vars.size(); ++j) {
+      if (vars[i].param == vars[j].param) continue;
+      Datapath v = dp;
+      try {
+        set_field(v, vars[i].param, vars[i].to);
+        set_field(v, vars[j].param, vars[j].to);
+        validate_datapath(v);
+      } catch (const std::invalid_argument&) {
+        continue;
+      }
+      ++tried;
+      bool ok = true;
+      for (const ExplainSample& s : samples)
+        if (stored_result(v, s) != s.observed) {
+          ok = false;
+          break;
+        }
+      if (ok) out.push_back(PairVariation{i, j, vars[i].label() + ", " + vars[j].label(), v});
+    }
+  return tried;
+}
 
 void add_explain_command(cli::Program& p) {
   auto cmd = std::make_shared<ExplainCmd>();

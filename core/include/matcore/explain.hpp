@@ -40,6 +40,18 @@ struct Variation {
 /// left out.
 std::vector<Variation> single_variations(const Datapath& dp, int span = 1);
 
+/// Two single variations of different fields applied together.
+struct PairVariation {
+  size_t first = 0, second = 0;  ///< indices into the single variations
+  std::string label;             ///< "frac_bits 24 -> 25, n_fma 8 -> 16"
+  Datapath dp;
+};
+/// Every pair of single variations of two different fields that reproduces the observed d of
+/// every sample (appended to `out`, in the order of the single variations); returns the number
+/// of valid pairs tried. The search `explain` runs when no single change explains all samples.
+size_t pair_variations(const Datapath& dp, const std::vector<Variation>& vars,
+                       const std::vector<ExplainSample>& samples, std::vector<PairVariation>& out);
+
 /// d of dp for the sample, widened to the stored width.
 uint64_t stored_result(const Datapath& dp, const ExplainSample& s, Trace* trace = nullptr);
 
