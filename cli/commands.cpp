@@ -87,22 +87,129 @@ struct ListCmd {
 // -------------------------------------------------------------------------------------- dot
 struct DotCmd {
   DatapathArgs dpa;
+  std::vector<std::string> dps;  // --dp: a second (or first and second) datapath to compare
   std::string a, b, c = "0";
   bool trace = false;
-  int run() const {
-    const Datapath dp = dpa.resolve();
-    const TextOperands op = parse_text_operands(dp, a, b, c);
-    for (const std::string& n : op.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
-    Trace t;
-    const uint64_t d = dot(dp, op.a.data(), op.b.data(), static_cast<int>(op.a.size()), op.c,
-                           trace ? &t : nullptr);
-    if (trace) {
-      std::printf("preset %s: n_fma=%d, %zu products\npipeline: %s\n", dp.name().c_str(), dp.n_fma,
-                  op.a.size(), plan_diagram(dp).c_str());
-      for (const auto& r : t.rows) std::printf("  %-24s %s\n", r.first.c_str(), r.second.c_str());
+
+  /// The datapaths: --arch/--type/--datapath, then each --dp; --arch A,B with one --type names two.
+  std::vector<Datapath> datapaths() const {
+    std::vector<Datapath> v;
+    if (dpa.arch.find(',') != std::string::npos) {
+      for (const std::string& x : split_commas(dpa.arch)) {
+        DatapathArgs one = dpa;
+        one.arch = x;
+        v.push_back(one.resolve());
+      }
+    } else if (dpa.given()) {
+      v.push_back(dpa.resolve());
     }
-    std::printf("d = 0x%s  %s\n", hex(dp.out_fmt, d).c_str(), to_decimal(dp.out_fmt, d).c_str());
+    for (const std::string& x : dps) {
+      try {
+        struct stat st{};
+        v.push_back(::stat(x.c_str(), &st) == 0 || x.find(".toml") != std::string::npos ? load_datapath_file(x)
+                                                                                          : preset_by_path(x));
+      } catch (const std::invalid_argument& e) {
+        throw UsageError("--dp " + x + ": " + e.what());
+      }
+    }
+    if (v.empty()) throw UsageError("a datapath is needed: --arch A --type T, --datapath FILE or --dp arch/type");
+    if (v.size() > 2) throw UsageError("at most two datapaths side by side");
+    if (v.size() == 2 && (!(v[0].a_fmt == v[1].a_fmt) || !(v[0].b_fmt == v[1].b_fmt)))
+      throw UsageError("the two datapaths take different input formats (" + v[0].name() + ": " + v[0].a_fmt.name + " x " +
+                       v[0].b_fmt.name + ", " + v[1].name() + ": " + v[1].a_fmt.name + " x " + v[1].b_fmt.name + ")");
+    return v;
+  }
+
+  int run() const {
+    const std::vector<Datapath> dv = datapaths();
+    std::vector<Trace> traces(dv.size());
+    std::vector<uint64_t> ds;
+    for (size_t i = 0; i < dv.size(); ++i) {
+      const Datapath& dp = dv[i];
+      const TextOperands op = parse_text_operands(dp, a, b, c);
+      if (i == 0)
+        for (const std::string& n : op.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
+      ds.push_back(dot(dp, op.a.data(), op.b.data(), static_cast<int>(op.a.size()), op.c,
+                       trace || dv.size() == 2 ? &traces[i] : nullptr));
+      if (dv.size() == 1 && trace)
+        std::printf("preset %s: n_fma=%d, %zu products\npipeline: %s\n", dp.name().c_str(), dp.n_fma, op.a.size(),
+                    plan_diagram(dp).c_str());
+    }
+    if (dv.size() == 1) {
+      if (trace)
+        for (const auto& r : traces[0].rows) std::printf("  %-24s %s\n", r.first.c_str(), r.second.c_str());
+      std::printf("d = 0x%s  %s\n", hex(dv[0].out_fmt, ds[0]).c_str(), to_decimal(dv[0].out_fmt, ds[0]).c_str());
+      return 0;
+    }
+    print_side_by_side(dv, traces, ds);
     return 0;
+  }
+
+  /// The two traces row by row, matched by signal name (a row only one datapath has is shown
+  /// against '-'); the first row whose values differ is marked.
+  static void print_side_by_side(const std::vector<Datapath>& dv, const std::vector<Trace>& t,
+                                 const std::vector<uint64_t>& ds) {
+    const std::string n0 = dv[0].name() + (dv[0].variant.empty() ? "" : "+" + dv[0].variant);
+    const std::string n1 = dv[1].name() + (dv[1].variant.empty() ? "" : "+" + dv[1].variant);
+    std::printf("pipelines:\n  %s: %s\n  %s: %s\n\n", n0.c_str(), plan_diagram(dv[0]).c_str(), n1.c_str(),
+                plan_diagram(dv[1]).c_str());
+    std::printf("  %-24s %-40s %s\n", "signal", n0.c_str(), n1.c_str());
+    // rows matched by (group, signal name); each group: the first trace's rows in order, then
+    // the rows only the second has
+    struct Row {
+      int g;
+      std::string name, value;
+    };
+    auto rows_of = [](const Trace& tr) {
+      std::vector<Row> r;
+      int g = 0;
+      bool seen = false;
+      for (const auto& x : tr.rows) {
+        if (x.first == "group") {
+          g = seen ? g + 1 : 0;
+          seen = true;
+          continue;
+        }
+        r.push_back(Row{g, x.first, x.second});
+      }
+      return r;
+    };
+    const std::vector<Row> r0 = rows_of(t[0]), r1 = rows_of(t[1]);
+    int groups = 0;
+    for (const Row& r : r0) groups = std::max(groups, r.g + 1);
+    for (const Row& r : r1) groups = std::max(groups, r.g + 1);
+    std::vector<bool> used(r1.size(), false);
+    bool marked = false;
+    auto row = [&](const std::string& name, const std::string& x, const std::string& y) {
+      const bool differ = x != y;
+      std::printf("  %-24s %-40s %s%s\n", name.c_str(), x.c_str(), y.c_str(),
+                  differ && !marked ? "   <-- first difference" : "");
+      if (differ) marked = true;
+    };
+    for (int g = 0; g < groups; ++g) {
+      if (groups > 1) std::printf("  -- group %d (products %d.. of %s, %d.. of %s)\n", g, g * dv[0].n_fma, n0.c_str(),
+                                  g * dv[1].n_fma, n1.c_str());
+      for (const Row& r : r0) {
+        if (r.g != g) continue;
+        std::string other = "-";
+        for (size_t j = 0; j < r1.size(); ++j)
+          if (!used[j] && r1[j].g == g && r1[j].name == r.name) {
+            used[j] = true;
+            other = r1[j].value;
+            break;
+          }
+        row(r.name, r.value, other);
+      }
+      for (size_t j = 0; j < r1.size(); ++j)
+        if (!used[j] && r1[j].g == g) {
+          used[j] = true;
+          row(r1[j].name, "-", r1[j].value);
+        }
+    }
+    std::printf("\nd = 0x%s  %s   (%s)\nd = 0x%s  %s   (%s)\n%s\n", hex(dv[0].out_fmt, ds[0]).c_str(),
+                to_decimal(dv[0].out_fmt, ds[0]).c_str(), n0.c_str(), hex(dv[1].out_fmt, ds[1]).c_str(),
+                to_decimal(dv[1].out_fmt, ds[1]).c_str(), n1.c_str(),
+                ds[0] == ds[1] && dv[0].out_fmt == dv[1].out_fmt ? "same d" : "d differs");
   }
 };
 
@@ -780,10 +887,13 @@ int matcore_main(int argc, char** argv) {
   DotCmd dotc;
   c = p.command("dot", "one dot product d = a.b + c through a preset, optionally with every stage",
                 "  matcore dot --arch mi300x --type fp16 --a 2^-12,2^-12 --b 2^-12,2^-12 --c 1 --trace\n"
+                "  matcore dot --arch a100,h100 --type fp16 --a 1,2^-24 --b 1,1   (two datapaths side by side)\n"
                 "  (values: hex bit patterns of the input format, 0x3c00, or exact values: 1.5, 2^-24+2^-25, -inf;\n"
                 "   c: a pattern of the accumulator format, 0x3c00 with --out fp16, or an exact value)",
                 [&] { return dotc.run(); });
-  dotc.dpa.add(c);
+  dotc.dpa.add(c, true);
+  c->add_option("--dp", dotc.dps, "a datapath to run beside it, side by side: arch/type or FILE (repeatable; also --arch A,B)")
+      ->check(cli::kNotAnOption);
   Program::text(c, "--a", dotc.a, "a values V,V,... (K of them)")->required();
   Program::text(c, "--b", dotc.b, "b values V,V,... (as many as a)")->required();
   c->add_option("--c", dotc.c, "c (default 0); use --c=-inf for values that start with '-' and a letter");

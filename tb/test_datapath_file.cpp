@@ -170,6 +170,24 @@ TEST(DatapathFile, EveryDatapathCommandTakesTheFile) {
   out.clear();
   ASSERT_EQ(mc_test::run_command(cli + " dot --arch mi300x --type fp16 --set frac_bits=22 --a 1,2^-23 --b 1,1", &out), 0);
   EXPECT_NE(out.find("d = 0x3f800000"), std::string::npos) << out;
+  // the file beside its preset: the first stage that differs is the aligner's sticky bit
+  out.clear();
+  ASSERT_EQ(mc_test::run_command(cli + " dot --arch mi300x --type fp16 --dp " + dir + "/f22.toml --a 1,2^-23 --b 1,1", &out), 0);
+  {
+    const auto mark = out.find("<-- first difference");
+    ASSERT_NE(mark, std::string::npos) << out;
+    const std::string line = out.substr(out.rfind('\n', mark) + 1, mark - out.rfind('\n', mark));
+    EXPECT_EQ(line.rfind("  aligner.sticky", 0), 0u) << out;
+    EXPECT_NE(out.find("d = 0x3f800001  1.0000001192092896   (mi300x/fp16)\nd = 0x3f800000  1   (mi300x/fp16)\nd differs"),
+              std::string::npos)
+        << out;
+  }
+  out.clear();
+  EXPECT_EQ(mc_test::run_command(cli + " dot --arch a100,h100 --type tf32 --a 1 --b 1 2>&1", &out), 0) << out;
+  EXPECT_NE(out.find("same d"), std::string::npos) << out;
+  out.clear();
+  EXPECT_EQ(mc_test::run_command(cli + " dot --arch a100 --type fp16 --dp a100/bf16 --a 1 --b 1 2>&1", &out), 2) << out;
+  EXPECT_NE(out.find("different input formats"), std::string::npos) << out;
   // sample, run and validate
   ASSERT_EQ(mc_test::run_command(cli + " sample --arch mi300x --type fp16 --n 300 --out " + dir + " 2>&1", &out), 0) << out;
   const std::string files = " --a " + dir + "/a.txt --b " + dir + "/b.txt --c " + dir + "/c.txt";
