@@ -362,3 +362,10 @@ TEST(ExplainPairs, FindBothChangedFieldsOfA100AgainstH100) {
     EXPECT_GE(p.dp.n_fma, 16) << p.label;
   }
 }
+
+TEST(FieldTable, TheDocsShowTheTable) {
+  std::ifstream f(std::string(MATCORE_SOURCE_DIR) + "/docs/datapath-files.md");
+  const std::string doc((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_NE(doc.find(fields_markdown()), std::string::npos)
+      << "docs/datapath-files.md: paste the output of `matcore show --fields`";
+}

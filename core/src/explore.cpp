@@ -61,11 +61,12 @@ bool next_up(const Format& f, uint64_t x, uint64_t& out) {
   return decode(f, out).is_finite();
 }
 
-/// Exponent window of loguniform values: the format's normal range, clipped so that a product
-/// stays far inside binary32 (or the output) and a sum of 10^5 of them does not overflow.
+/// Exponent window of loguniform values: the format's normal range without its top binade (a
+/// value there may round to Inf), clipped so that a product stays far inside binary32 and a sum
+/// of 10^5 of them does not overflow.
 void log_range(const Format& f, int& lo, int& hi) {
   lo = std::max(f.emin(), -56);
-  hi = std::min(f.emax(), 56);
+  hi = std::min(f.emax() - 1, 56);
 }
 
 double draw(Workload w, const Format& f, Rng& g) {
