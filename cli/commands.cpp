@@ -25,6 +25,7 @@
 #include "matcore/rtl.hpp"
 #include "matcore/sample.hpp"
 #include "matcore/stats.hpp"
+#include "matcore/svg.hpp"
 #include "matcore/table.hpp"
 #include "matcore/validate.hpp"
 #include "matcore/vectors.hpp"
@@ -88,7 +89,7 @@ struct ListCmd {
 struct DotCmd {
   DatapathArgs dpa;
   std::vector<std::string> dps;  // --dp: a second (or first and second) datapath to compare
-  std::string a, b, c = "0";
+  std::string a, b, c = "0", svg;
   bool trace = false;
 
   /// The datapaths: --arch/--type/--datapath, then each --dp; --arch A,B with one --type names two.
@@ -130,10 +131,18 @@ struct DotCmd {
       if (i == 0)
         for (const std::string& n : op.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
       ds.push_back(dot(dp, op.a.data(), op.b.data(), static_cast<int>(op.a.size()), op.c,
-                       trace || dv.size() == 2 ? &traces[i] : nullptr));
+                       trace || dv.size() == 2 || !svg.empty() ? &traces[i] : nullptr));
       if (dv.size() == 1 && trace)
         std::printf("preset %s: n_fma=%d, %zu products\npipeline: %s\n", dp.name().c_str(), dp.n_fma, op.a.size(),
                     plan_diagram(dp).c_str());
+    }
+    if (!svg.empty()) {
+      std::vector<SvgPanel> panels;
+      for (size_t i = 0; i < dv.size(); ++i) panels.push_back(SvgPanel{dv[i], traces[i], ds[i]});
+      OutputFile f(svg);
+      f.write(trace_svg(panels));
+      f.commit();
+      std::fprintf(stderr, "wrote %s\n", svg.c_str());
     }
     if (dv.size() == 1) {
       if (trace)
@@ -625,7 +634,47 @@ int rtl_trace(const std::vector<std::string>& rest) {
   return bad ? 1 : 0;
 }
 
+/// matcore trace --svg FILE: the picture of svg.hpp for the samples (one panel per datapath and
+/// sample; one or two datapaths, at most 8 samples), from the fast model's trace.
+int svg_trace(const std::vector<std::string>& rest) {
+  CLI::App app("matcore trace --svg", "trace");
+  DotCmd dc;
+  std::string file, samples = "0";
+  dc.dpa.add(&app, true);
+  app.add_option("--dp", dc.dps)->check(cli::kNotAnOption);
+  Program::text(&app, "--a", dc.a, "a values V,V,...");
+  Program::text(&app, "--b", dc.b, "b values");
+  Program::text(&app, "--c", dc.c, "c (default 0)");
+  Program::text(&app, "--file", file, "directory with a.txt b.txt c.txt [d.txt]");
+  Program::text(&app, "--samples", samples, "0-based sample indices I,J,... of --file (default 0)");
+  Program::text(&app, "--svg", dc.svg, "the SVG file")->required();
+  std::vector<std::string> args(rest.rbegin(), rest.rend());
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(std::string("trace --svg: ") + e.what());
+  }
+  const std::vector<Datapath> dv = dc.datapaths();
+  std::vector<SvgPanel> panels;
+  for (const Datapath& dp : dv) {
+    const std::vector<ExplainSample> xs = command_line_samples(dp, file, samples, false, dc.a, dc.b, dc.c);
+    if (xs.size() > 8) throw UsageError("--svg draws at most 8 samples");
+    for (const ExplainSample& x : xs) {
+      SvgPanel p{dp, {}, 0};
+      p.d = dot(dp, x.a.data(), x.b.data(), static_cast<int>(x.a.size()), x.c, &p.trace);
+      panels.push_back(p);
+    }
+  }
+  OutputFile f(dc.svg);
+  f.write(trace_svg(panels));
+  f.commit();
+  std::printf("wrote %s (%zu panels)\n", dc.svg.c_str(), panels.size());
+  return 0;
+}
+
 int exec_trace(const char* self, const std::vector<std::string>& rest) {
+  for (const std::string& w : rest)
+    if (w == "--svg" || w.rfind("--svg=", 0) == 0) return svg_trace(rest);
   for (size_t i = 0; i < rest.size(); ++i)
     if ((rest[i] == "--engine" && i + 1 < rest.size() && rest[i + 1] == "rtl") || rest[i] == "--engine=rtl")
       return rtl_trace(rest);
@@ -898,6 +947,7 @@ int matcore_main(int argc, char** argv) {
   Program::text(c, "--b", dotc.b, "b values V,V,... (as many as a)")->required();
   c->add_option("--c", dotc.c, "c (default 0); use --c=-inf for values that start with '-' and a letter");
   c->add_flag("--trace", dotc.trace, "print the value at every stage");
+  Program::text(c, "--svg", dotc.svg, "draw the dot product's bits at every stage (SVG; two datapaths: one above the other)");
 
   ValidateCmd val;
   c = p.command("validate", "run a preset over recorded samples and count those whose d differs bit for bit",
@@ -975,7 +1025,8 @@ int matcore_main(int argc, char** argv) {
 
   CLI::App* trace_cmd = nullptr;
   c = p.command("trace", "the SystemC model: stage trace and VCD of samples (runs matcore-sc trace)",
-                "  matcore trace --arch mi300x --type fp16 --file run1 --samples 17   (see matcore-sc trace --help)",
+                "  matcore trace --arch mi300x --type fp16 --file run1 --samples 17   (see matcore-sc trace --help)\n"
+                "  matcore trace --arch a100 --type fp16 --dp h100/fp16 --a 1,2^-24 --b 1,1 --svg ab.svg   (a picture)",
                 [&] { return exec_trace(argv[0], trace_cmd->remaining()); });
   trace_cmd = c;
   c->prefix_command();

@@ -188,6 +188,28 @@ TEST(DatapathFile, EveryDatapathCommandTakesTheFile) {
   out.clear();
   EXPECT_EQ(mc_test::run_command(cli + " dot --arch a100 --type fp16 --dp a100/bf16 --a 1 --b 1 2>&1", &out), 2) << out;
   EXPECT_NE(out.find("different input formats"), std::string::npos) << out;
+  // the picture: F = 22 drops the 12 digits of the product 2^-23 (sig 0x800, weights -23..-34)
+  // below 2^-22, and only those
+  out.clear();
+  ASSERT_EQ(mc_test::run_command(cli + " dot" + f + " --a 1,2^-23 --b 1,1 --svg " + dir + "/p.svg 2>&1", &out), 0) << out;
+  {
+    std::ifstream sv(dir + "/p.svg");
+    const std::string svg((std::istreambuf_iterator<char>(sv)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(svg.rfind("<?xml", 0), 0u);
+    EXPECT_EQ(svg.substr(svg.size() - 7), "</svg>\n");
+    EXPECT_NE(svg.find("aligner cut: F = 22 bits below e_max = 0"), std::string::npos);
+    size_t cut = 0;
+    for (size_t p = svg.find("class=\"cut\""); p != std::string::npos; p = svg.find("class=\"cut\"", p + 1)) ++cut;
+    EXPECT_EQ(cut, 12u);
+    EXPECT_NE(svg.find(">d = 0x3f800000  1<"), std::string::npos);
+  }
+  out.clear();
+  ASSERT_EQ(mc_test::run_command(cli + " trace --arch mi300x --type fp16 --dp " + dir + "/f22.toml --a 1,2^-23 --b 1,1 --svg " +
+                                     dir + "/t.svg",
+                                 &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("(2 panels)"), std::string::npos) << out;
   // sample, run and validate
   ASSERT_EQ(mc_test::run_command(cli + " sample --arch mi300x --type fp16 --n 300 --out " + dir + " 2>&1", &out), 0) << out;
   const std::string files = " --a " + dir + "/a.txt --b " + dir + "/b.txt --c " + dir + "/c.txt";
