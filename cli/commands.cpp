@@ -820,12 +820,13 @@ struct ExploreCmd {
     const uint64_t total = static_cast<uint64_t>(n) * kv.size() * cf.size();
     uint64_t before = 0;
     std::string rows = "datapath,sweep1,sweep2,k,workload,n,finite,rms_rel,max_rel,mean_rel,mean_ulp,mean_abs_ulp,"
-                       "max_abs_ulp,correct_frac,mono_frac,max_bound_ratio,k_u,nand2,ulp_hist\n";
+                       "max_abs_ulp,correct_frac,mono_frac,max_bound_ratio,k_u,rms_nw_u,mean_nw_u,nand2,ulp_hist\n";
     std::printf("workload %s, %llu samples per row, seed %u; reference: the exact sum rounded once (RNE)\n"
-                "(rel = (d - ref) / ref and ulp = (d - ref) / ulp(ref) * sign(ref): negative = toward zero)\n",
+                "(rel = (d - ref) / ref, ulp = (d - ref) / ulp(ref) * sign(ref), nw = (d - exact) * sign(exact) / (u sum|a_i b_i|):\n"
+                " negative = toward zero; correct: d == ref; bound: max |d - exact| / (k u sum|a_i b_i|))\n",
                 dist.c_str(), n, seed);
-    std::printf("%-26s %-28s %6s %10s %10s %11s %9s %8s %8s %8s%s\n", "datapath", "sweep", "k", "rms_rel", "max_rel",
-                "mean_rel", "mean_ulp", "correct", "monoton", "bound", cost ? "    nand2" : "");
+    std::printf("%-22s %-26s %6s %10s %10s %11s %9s %9s %9s %8s %8s %7s%s\n", "datapath", "sweep", "k", "rms_rel", "max_rel",
+                "mean_rel", "mean_ulp", "rms_nw", "mean_nw", "correct", "monoton", "bound", cost ? "    nand2" : "");
     for (const Config& c : cf)
       for (int k : kv) {
         auto bar = [&](uint64_t done) {
@@ -841,16 +842,16 @@ struct ExploreCmd {
         const double cf_ = e.finite ? static_cast<double>(e.correct) / e.finite : 0;
         const double mf = e.mono_checked ? static_cast<double>(e.mono_ok) / e.mono_checked : 1;
         const std::string sw = c.s1 + (c.s2.empty() ? "" : " " + c.s2);
-        std::printf("%-26s %-28s %6d %10.3e %10.3e %11.3e %9.3f %8.4f %8.4f %8.3f", c.label.c_str(), sw.c_str(), k,
-                    e.rms_rel, e.max_rel, e.mean_rel, e.mean_ulp, cf_, mf, e.max_bound);
+        std::printf("%-22s %-26s %6d %10.3e %10.3e %11.3e %9.3f %9.3f %9.3f %8.4f %8.4f %7.3f", c.label.c_str(), sw.c_str(), k,
+                    e.rms_rel, e.max_rel, e.mean_rel, e.mean_ulp, e.rms_nw, e.mean_nw, cf_, mf, e.max_bound);
         if (cost) std::printf(" %8.0f", c.nand2);
         std::printf("%s\n", e.finite < e.n ? (" (" + std::to_string(e.n - e.finite) + " overflowed)").c_str() : "");
         std::fflush(stdout);
-        char buf[640];
-        std::snprintf(buf, sizeof buf, "%s,%s,%s,%d,%s,%llu,%llu,%.6e,%.6e,%.6e,%.6f,%.6f,%.3f,%.6f,%.6f,%.6f,%.6e,%.0f,",
+        char buf[720];
+        std::snprintf(buf, sizeof buf, "%s,%s,%s,%d,%s,%llu,%llu,%.6e,%.6e,%.6e,%.6f,%.6f,%.3f,%.6f,%.6f,%.6f,%.6e,%.6f,%.6f,%.0f,",
                       c.label.c_str(), c.s1.c_str(), c.s2.c_str(), k, dist.c_str(), static_cast<unsigned long long>(e.n),
                       static_cast<unsigned long long>(e.finite), e.rms_rel, e.max_rel, e.mean_rel, e.mean_ulp,
-                      e.mean_abs_ulp, e.max_abs_ulp, cf_, mf, e.max_bound, ku, c.nand2);
+                      e.mean_abs_ulp, e.max_abs_ulp, cf_, mf, e.max_bound, ku, e.rms_nw, e.mean_nw, c.nand2);
         rows += buf;
         for (int i = 0; i < kUlpBins; ++i) rows += (i ? ";" : "") + std::to_string(e.ulp_hist[i]);
         rows += "\n";

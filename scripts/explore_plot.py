@@ -3,11 +3,13 @@
 
 usage: explore_plot.py RESULTS.csv PREFIX
 
-  PREFIX-k.png      RMS relative error vs k, one line per datapath (and swept value), with the
-                    classical bound k*u of the output format (dashed)
-  PREFIX-bias.png   mean signed error in ulps vs k (negative: toward zero)
-  PREFIX-sweep.png  (with a swept field) RMS relative error vs the swept value, one line per k
-  PREFIX-cost.png   (with --cost) NAND2-equivalents vs RMS relative error at the largest k
+  PREFIX-k.png      vs k, one line per datapath (and swept value): the RMS normwise error
+                    |d - exact| / (u sum|a_i b_i|) with the classical bound k (dashed), and the
+                    RMS relative error against the exact sum rounded once
+  PREFIX-bias.png   vs k: the mean signed normwise error (in u) and the mean signed error in
+                    ulps of the result (negative: toward zero)
+  PREFIX-sweep.png  (with a swept field) RMS normwise error vs the swept value, one line per k
+  PREFIX-cost.png   (with --cost) NAND2-equivalents vs RMS normwise error at the largest k
 
 Every file is written to a temporary name and renamed when complete. Needs matplotlib
 (Debian python3-matplotlib).
@@ -32,7 +34,7 @@ def load(path):
         for key in ("k", "n", "finite"):
             r[key] = int(r[key])
         for key in ("rms_rel", "max_rel", "mean_rel", "mean_ulp", "mean_abs_ulp", "correct_frac",
-                    "mono_frac", "max_bound_ratio", "k_u", "nand2"):
+                    "mono_frac", "max_bound_ratio", "k_u", "rms_nw_u", "mean_nw_u", "nand2"):
             r[key] = float(r[key])
     return rows
 
@@ -68,34 +70,39 @@ def main():
     many = len(lines) > 12
 
     if len(ks) > 1:
-        fig, ax = plt.subplots(figsize=(8, 5.5))
-        bounds = {}
+        fig, (ax, ax2) = plt.subplots(1, 2, figsize=(13, 5.5))
         for name, rs in lines.items():
             rs = sorted(rs, key=lambda r: r["k"])
-            ax.loglog([r["k"] for r in rs], [max(r["rms_rel"], 1e-12) for r in rs], marker="o", ms=3,
-                      lw=1, label=None if many else name)
-            for r in rs:
-                bounds[r["k"]] = r["k_u"]
-        kk = sorted(bounds)
-        ax.loglog(kk, [bounds[k] for k in kk], "k--", lw=1, label="k·u (binary32 output)" if not many else None)
+            x = [r["k"] for r in rs]
+            ax.loglog(x, [max(r["rms_nw_u"], 1e-6) for r in rs], marker="o", ms=3, lw=1, label=None if many else name)
+            ax2.loglog(x, [max(r["rms_rel"], 1e-12) for r in rs], marker="o", ms=3, lw=1)
+        ax.loglog(ks, ks, "k--", lw=1, label="classical bound k")
         ax.set_xlabel("k (dot product length)")
-        ax.set_ylabel("RMS relative error vs exact sum rounded once")
-        ax.set_title(f"error vs k, {workload} inputs")
-        ax.grid(True, which="both", alpha=0.3)
+        ax.set_ylabel("RMS |d - exact| / (u sum|a b|)")
+        ax.set_title(f"normwise error vs k, {workload} inputs (u of the output)")
+        ax2.set_xlabel("k (dot product length)")
+        ax2.set_ylabel("RMS relative error vs exact sum rounded once")
+        ax2.set_title("relative error (large where the sum cancels)")
+        for a in (ax, ax2):
+            a.grid(True, which="both", alpha=0.3)
         if not many:
             ax.legend(fontsize=7)
         save(fig, prefix + "-k.png")
 
-        fig, ax = plt.subplots(figsize=(8, 5.5))
+        fig, (ax, ax2) = plt.subplots(1, 2, figsize=(13, 5.5))
         for name, rs in lines.items():
             rs = sorted(rs, key=lambda r: r["k"])
-            ax.semilogx([r["k"] for r in rs], [r["mean_ulp"] for r in rs], marker="o", ms=3, lw=1,
-                        label=None if many else name)
-        ax.axhline(0, color="k", lw=0.8)
-        ax.set_xlabel("k (dot product length)")
-        ax.set_ylabel("mean signed error (ulps of the output; < 0: toward zero)")
-        ax.set_title(f"bias vs k, {workload} inputs")
-        ax.grid(True, which="both", alpha=0.3)
+            x = [r["k"] for r in rs]
+            ax.semilogx(x, [r["mean_nw_u"] for r in rs], marker="o", ms=3, lw=1, label=None if many else name)
+            ax2.semilogx(x, [r["mean_ulp"] for r in rs], marker="o", ms=3, lw=1)
+        for a in (ax, ax2):
+            a.axhline(0, color="k", lw=0.8)
+            a.set_xlabel("k (dot product length)")
+            a.grid(True, which="both", alpha=0.3)
+        ax.set_ylabel("mean (d - exact) sign(exact) / (u sum|a b|)")
+        ax.set_title(f"bias vs k, {workload} inputs (< 0: toward zero)")
+        ax2.set_ylabel("mean signed error in ulps of the result")
+        ax2.set_title("the same in ulps of each result")
         if not many:
             ax.legend(fontsize=7)
         save(fig, prefix + "-bias.png")
@@ -108,13 +115,13 @@ def main():
         for (dp, s2, k), rs in series(swept, lambda r: (r["datapath"], r["sweep2"], r["k"])).items():
             xs = [r["sweep1"].split("=", 1)[1] for r in rs]
             x = [int(v) for v in xs] if numeric else list(range(len(xs)))
-            ax.semilogy(x, [max(r["rms_rel"], 1e-12) for r in rs], marker="o", ms=3, lw=1,
+            ax.semilogy(x, [max(r["rms_nw_u"], 1e-6) for r in rs], marker="o", ms=3, lw=1,
                         label=f"{dp} {s2} k={k}".replace("  ", " "))
             if not numeric:
                 ax.set_xticks(x, xs)
         ax.set_xlabel(field)
-        ax.set_ylabel("RMS relative error")
-        ax.set_title(f"error vs {field}, {workload} inputs")
+        ax.set_ylabel("RMS |d - exact| / (u sum|a b|)")
+        ax.set_title(f"normwise error vs {field}, {workload} inputs")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
         save(fig, prefix + "-sweep.png")
@@ -122,11 +129,11 @@ def main():
     costed = [r for r in rows if r["nand2"] > 0 and r["k"] == ks[-1]]
     if costed:
         fig, ax = plt.subplots(figsize=(8, 5.5))
-        ax.loglog([r["rms_rel"] for r in costed], [r["nand2"] for r in costed], "o")
+        ax.loglog([r["rms_nw_u"] for r in costed], [r["nand2"] for r in costed], "o")
         for r in costed:
-            ax.annotate(r["sweep1"] or r["datapath"], (r["rms_rel"], r["nand2"]), fontsize=7,
+            ax.annotate(r["sweep1"] or r["datapath"], (r["rms_nw_u"], r["nand2"]), fontsize=7,
                         xytext=(3, 3), textcoords="offset points")
-        ax.set_xlabel(f"RMS relative error at k = {ks[-1]}")
+        ax.set_xlabel(f"RMS normwise error (u) at k = {ks[-1]}")
         ax.set_ylabel("NAND2-equivalents (yosys, matcore cost)")
         ax.set_title(f"cost vs error, {workload} inputs")
         ax.grid(True, which="both", alpha=0.3)

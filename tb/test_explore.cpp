@@ -67,6 +67,7 @@ TEST(Explore, ErrorsOfKnownDatapaths) {
   const ErrorStats e16 = measure_error(ex, 16, spec), e256 = measure_error(ex, 256, spec);
   EXPECT_EQ(e16.correct, e16.finite);
   EXPECT_EQ(e16.max_rel, 0.0);
+  EXPECT_EQ(e16.rms_nw, 0.0);
   EXPECT_LT(e256.correct, e256.finite);
   EXPECT_LT(e256.max_bound, 1.0);  // four roundings: within the classical bound k u sum|p|
   // the same with truncation of each group's result: errors only toward zero, below 1 ulp
@@ -75,6 +76,8 @@ TEST(Explore, ErrorsOfKnownDatapaths) {
   const ErrorStats t16 = measure_error(tz, 16, spec);
   EXPECT_LT(t16.mean_ulp, -0.3);
   EXPECT_LT(t16.mean_rel, 0.0);
+  EXPECT_LT(t16.mean_nw, 0.0);               // toward zero in the normwise measure too
+  EXPECT_LE(-t16.mean_nw, t16.rms_nw);
   EXPECT_LE(t16.max_abs_ulp, 1.0);
   for (int i = 9; i < kUlpBins; ++i) EXPECT_EQ(t16.ulp_hist[i], 0u) << "bin " << i - 8;
   EXPECT_GT(t16.ulp_hist[7], 0u);  // -1 ulp after rounding to nearest of the error

@@ -86,7 +86,8 @@ double draw(Workload w, const Format& f, Rng& g) {
 
 struct Partial {
   uint64_t n = 0, finite = 0, nonzero = 0, correct = 0, mono_checked = 0, mono_ok = 0;
-  double rel2 = 0, rel = 0, max_rel = 0, ulp = 0, abs_ulp = 0, max_abs_ulp = 0, max_bound = 0;
+  double rel2 = 0, rel = 0, max_rel = 0, ulp = 0, abs_ulp = 0, max_abs_ulp = 0, max_bound = 0, nw2 = 0, nw = 0;
+  uint64_t nw_n = 0;
   std::array<uint64_t, kUlpBins> hist{};
 };
 
@@ -175,7 +176,13 @@ ErrorStats measure_error(const Datapath& dp, int k, const ExploreSpec& spec,
         ++P.finite;
         const double xv = (ex.sign ? -1.0 : 1.0) * std::ldexp(static_cast<double>(ex.mag), ex.lsb_exp);
         if (d == ref || (dv == 0 && rv == 0)) ++P.correct;
-        if (abs_sum > 0) P.max_bound = std::max(P.max_bound, std::fabs(dv - xv) / (k * u * abs_sum));
+        if (abs_sum > 0) {
+          const double e_nw = (dv - xv) / (u * abs_sum) * (xv < 0 ? -1.0 : 1.0);
+          P.max_bound = std::max(P.max_bound, std::fabs(e_nw) / k);
+          P.nw += e_nw;
+          P.nw2 += e_nw * e_nw;
+          ++P.nw_n;
+        }
         if (rv != 0) {
           ++P.nonzero;
           const double rel = (dv - rv) / rv;
@@ -217,7 +224,8 @@ ErrorStats measure_error(const Datapath& dp, int k, const ExploreSpec& spec,
 
   // the chunks in order: the same sums whatever the thread count
   ErrorStats s;
-  double rel = 0, rel2 = 0, ulp = 0, abs_ulp = 0;
+  double rel = 0, rel2 = 0, ulp = 0, abs_ulp = 0, nw = 0, nw2 = 0;
+  uint64_t nw_n = 0;
   for (const Partial& P : parts) {
     s.n += P.n;
     s.finite += P.finite;
@@ -229,10 +237,17 @@ ErrorStats measure_error(const Datapath& dp, int k, const ExploreSpec& spec,
     rel2 += P.rel2;
     ulp += P.ulp;
     abs_ulp += P.abs_ulp;
+    nw += P.nw;
+    nw2 += P.nw2;
+    nw_n += P.nw_n;
     s.max_rel = std::max(s.max_rel, P.max_rel);
     s.max_abs_ulp = std::max(s.max_abs_ulp, P.max_abs_ulp);
     s.max_bound = std::max(s.max_bound, P.max_bound);
     for (int i = 0; i < kUlpBins; ++i) s.ulp_hist[i] += P.hist[i];
+  }
+  if (nw_n) {
+    s.mean_nw = nw / nw_n;
+    s.rms_nw = std::sqrt(nw2 / nw_n);
   }
   if (s.nonzero) {
     s.mean_rel = rel / s.nonzero;

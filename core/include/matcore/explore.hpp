@@ -10,8 +10,10 @@
 //   figures:   relative error (d - ref) / ref (RMS, max |.|, mean: the bias, negative = toward
 //              zero), error in ulps of ref (mean: the bias; histogram), the fraction correctly
 //              rounded (d == ref), the fraction monotonic (one a_j one ulp up moves d the way
-//              the exact sum moves, or not at all), and max |d - exact| / (k u sum|a_i b_i|),
-//              the ratio to the classical bound (u = 2^-p of the output).
+//              the exact sum moves, or not at all), max |d - exact| / (k u sum|a_i b_i|),
+//              the ratio to the classical bound (u = 2^-p of the output), and the normwise
+//              error (d - exact) / (u sum|a_i b_i|) (RMS; mean signed: the bias), which stays
+//              meaningful where the sum cancels and the relative error explodes.
 // The statistics are host doubles (they summarise results; the results themselves are the
 // model's bits).
 #pragma once
@@ -54,6 +56,10 @@ struct ErrorStats {
   uint64_t correct = 0;      ///< d == ref bit for bit
   uint64_t mono_checked = 0, mono_ok = 0;
   double max_bound = 0;      ///< max |d - exact| / (k u sum |a_i b_i|)
+  /// normwise error (d - exact) / sum |a_i b_i| in units of u: RMS and mean signed by the exact
+  /// sum (negative = toward zero). Unlike the relative error it does not blow up when the sum
+  /// cancels, so it shows the trend with k (the classical bound grows as k).
+  double rms_nw = 0, mean_nw = 0;
   std::array<uint64_t, kUlpBins> ulp_hist{};
 };
 
