@@ -838,7 +838,7 @@ struct ExploreCmd {
         const ErrorStats e = measure_error(c.dp, k, spec, bar);
         before += n;
         if (tty) std::fprintf(stderr, "\r%50s\r", "");
-        const double ku = k * std::ldexp(1.0, -(c.dp.out_fmt.mbits + 1));
+        const double ku = k * std::ldexp(1.0, -((c.dp.out_prec >= 0 ? c.dp.out_prec : c.dp.out_fmt.mbits) + 1));
         const double cf_ = e.finite ? static_cast<double>(e.correct) / e.finite : 0;
         const double mf = e.mono_checked ? static_cast<double>(e.mono_ok) / e.mono_checked : 1;
         const std::string sw = c.s1 + (c.s2.empty() ? "" : " " + c.s2);

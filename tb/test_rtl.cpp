@@ -403,8 +403,11 @@ TEST(RtlTrace, SameSignalsAsTheTableAndTheCoreTrace) {
                                      parse_operand(dp.b_fmt, "-1")};
     Trace tr;
     dot(dp, a.data(), b.data(), 3, parse_operand(dp.out_fmt, "0.75"), &tr);
-    for (const auto& r : tr.rows)
-      if (r.first != "group" && r.first != "order") EXPECT_TRUE(got.count(r.first)) << dp.name() << ": " << r.first;
+    for (const auto& r : tr.rows) {
+      if (r.first != "group" && r.first != "order") {
+        EXPECT_TRUE(got.count(r.first)) << dp.name() << ": " << r.first;
+      }
+    }
   }
 }
 

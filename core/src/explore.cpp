@@ -144,7 +144,10 @@ ErrorStats measure_error(const Datapath& dp, int k, const ExploreSpec& spec,
   std::vector<Partial> parts(chunks);
   std::atomic<uint64_t> next{0}, done{0};
   std::mutex progress_mu;
-  const double u = std::ldexp(1.0, -(out.mbits + 1));
+  // the output's precision: its fraction bits, or fewer where the datapath keeps fewer (e8m13)
+  const int prec = dp.out_prec >= 0 ? dp.out_prec : out.mbits;
+  const double u = std::ldexp(1.0, -(prec + 1));
+  const RoundOpts ref_round{Rounding::RNE, true, dp.out_prec, false};
   const unsigned nt = static_cast<unsigned>(std::min<uint64_t>(thread_count(spec.threads), chunks ? chunks : 1));
 
   run_parallel(nt, [&](unsigned t) {
@@ -170,7 +173,7 @@ ErrorStats measure_error(const Datapath& dp, int k, const ExploreSpec& spec,
         }
         if (!finite) continue;
         Exact ex;
-        const uint64_t ref = exact_sum_round(prods.data(), k, out, RoundOpts{}, false, &ex);
+        const uint64_t ref = exact_sum_round(prods.data(), k, out, ref_round, false, &ex);
         const double dv = value_of(out, d), rv = value_of(out, ref);
         if (!std::isfinite(dv) || !std::isfinite(rv)) continue;
         ++P.finite;
@@ -190,7 +193,7 @@ ErrorStats measure_error(const Datapath& dp, int k, const ExploreSpec& spec,
           P.rel2 += rel * rel;
           P.max_rel = std::max(P.max_rel, std::fabs(rel));
           const Unpacked ur = decode(out, ref);
-          const double ulp = std::ldexp(1.0, ur.exp - out.mbits);
+          const double ulp = std::ldexp(1.0, ur.exp - prec);
           const double eu = (dv - rv) / ulp * (rv < 0 ? -1.0 : 1.0);
           P.ulp += eu;
           P.abs_ulp += std::fabs(eu);

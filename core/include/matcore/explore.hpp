@@ -6,7 +6,8 @@
 //   design:    d = dot(dp, a, b, k, c = 0), k chained through c in groups of n_fma as the
 //              hardware chains it
 //   reference: the exact sum of the k products (Kulisch accumulator), rounded once (RNE) to the
-//              output format
+//              output format (to out_prec fraction bits where the datapath keeps fewer: e8m13;
+//              u and ulps are those of that precision)
 //   figures:   relative error (d - ref) / ref (RMS, max |.|, mean: the bias, negative = toward
 //              zero), error in ulps of ref (mean: the bias; histogram), the fraction correctly
 //              rounded (d == ref), the fraction monotonic (one a_j one ulp up moves d the way
