@@ -23,6 +23,10 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from cycler import cycler  # noqa: E402  (comes with matplotlib)
+
+# 20 distinct colours and two line styles: up to 40 lines stay apart
+plt.rcParams["axes.prop_cycle"] = (cycler(linestyle=["-", "--"]) * cycler(color=plt.get_cmap("tab20").colors))
 
 
 def load(path):
@@ -126,19 +130,21 @@ def main():
         ax.legend(fontsize=7)
         save(fig, prefix + "-sweep.png")
 
-    costed = [r for r in rows if r["nand2"] > 0 and r["k"] == ks[-1]]
+    costed = [r for r in rows if r["nand2"] > 0]
     if costed:
         fig, ax = plt.subplots(figsize=(8, 5.5))
-        ax.loglog([r["rms_nw_u"] for r in costed], [r["nand2"] for r in costed], "o")
-        for r in costed:
-            ax.annotate(r["sweep1"] or r["datapath"], (r["rms_nw_u"], r["nand2"]), fontsize=7,
-                        xytext=(3, 3), textcoords="offset points")
-        ax.set_xlabel(f"RMS normwise error (u) at k = {ks[-1]}")
+        for k in sorted({ks[0], ks[-1]}):
+            rs = [r for r in costed if r["k"] == k]
+            ax.loglog([r["rms_nw_u"] for r in rs], [r["nand2"] for r in rs], "o", label=f"k = {k}")
+            for r in rs:
+                ax.annotate(r["sweep1"] or r["datapath"], (r["rms_nw_u"], r["nand2"]), fontsize=7,
+                            xytext=(3, 3), textcoords="offset points")
+        ax.set_xlabel("RMS normwise error |d - exact| / (u sum|a b|)")
         ax.set_ylabel("NAND2-equivalents (yosys, matcore cost)")
         ax.set_title(f"cost vs error, {workload} inputs")
         ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
         save(fig, prefix + "-cost.png")
-
 
 if __name__ == "__main__":
     main()
