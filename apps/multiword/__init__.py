@@ -1,0 +1,1 @@
+"""Multi-word GEMM through matrix-core models (the paper's section 8, Figures 4-6)."""

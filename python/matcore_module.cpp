@@ -1,0 +1,328 @@
+// matcore from Python (pybind11 + NumPy): the same core as the command line, bit for bit.
+//
+//   import matcore
+//   dp = matcore.preset("mi300x", "fp16")              # or matcore.load("my.toml"), dp.with_(frac_bits=27)
+//   a = matcore.encode(x, dp.a_fmt)                     # float64 array -> uint64 bit patterns
+//   d = matcore.dot(dp, a, b, c)                        # (N, K) x (N, K) (+ (N,)) -> (N,) out_fmt bits
+//   D = matcore.gemm(dp, A, B, C)                       # float64 matrices in, float64 (exact) out
+//   matcore.validate(dp, a, b, c, d)                    # {"samples", "mismatches", "first"}
+//   matcore.trace(dp, a_row, b_row, c)                  # [(signal, value), ...], d
+//
+// Arrays are checked, never silently converted: bit patterns must be uint64, values float64,
+// C-contiguous, of the documented shapes (TypeError / ValueError naming the argument).
+// Long calls release the GIL and use every core (threads=0) or the given number.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <atomic>
+#include <cstring>
+#include <thread>
+
+#include "matcore/datapath_file.hpp"
+#include "matcore/fields.hpp"
+#include "matcore/instructions.hpp"
+#include "matcore/model.hpp"
+#include "matcore/presets.hpp"
+#include "matcore/threads.hpp"
+#include "matcore/validate.hpp"
+
+namespace py = pybind11;
+using namespace mc;
+
+namespace {
+
+using U64 = py::array_t<uint64_t, py::array::c_style>;
+using F64 = py::array_t<double, py::array::c_style>;
+
+/// The array as uint64 bit patterns: dtype uint64 and C-contiguous, else TypeError.
+U64 bits_arg(const py::handle& h, const char* what) {
+  if (!py::isinstance<py::array>(h)) throw py::type_error(std::string(what) + ": expected a numpy array of uint64 bit patterns");
+  py::array a = py::reinterpret_borrow<py::array>(h);
+  if (!a.dtype().is(py::dtype::of<uint64_t>()))
+    throw py::type_error(std::string(what) + ": expected dtype uint64 (bit patterns; matcore.encode makes them), got " +
+                         std::string(py::str(a.dtype())));
+  if (!(a.flags() & py::array::c_style)) throw py::value_error(std::string(what) + ": the array must be C-contiguous (np.ascontiguousarray)");
+  return py::reinterpret_borrow<U64>(a);
+}
+
+F64 values_arg(const py::handle& h, const char* what) {
+  if (!py::isinstance<py::array>(h)) throw py::type_error(std::string(what) + ": expected a numpy array of float64 values");
+  py::array a = py::reinterpret_borrow<py::array>(h);
+  if (!a.dtype().is(py::dtype::of<double>()))
+    throw py::type_error(std::string(what) + ": expected dtype float64, got " + std::string(py::str(a.dtype())));
+  if (!(a.flags() & py::array::c_style)) throw py::value_error(std::string(what) + ": the array must be C-contiguous (np.ascontiguousarray)");
+  return py::reinterpret_borrow<F64>(a);
+}
+
+void check_width(const U64& a, const Format& f, const char* what) {
+  const uint64_t mask = f.width() >= 64 ? ~uint64_t{0} : (uint64_t{1} << f.width()) - 1;
+  const uint64_t* p = a.data();
+  for (py::ssize_t i = 0; i < a.size(); ++i)
+    if (p[i] & ~mask)
+      throw py::value_error(std::string(what) + "[" + std::to_string(i) + "] = 0x" + to_hex(p[i]) + " is not a " + f.name +
+                            " bit pattern (" + std::to_string(f.width()) + " bits)");
+}
+
+uint64_t to_bits64(double x) {
+  uint64_t u;
+  std::memcpy(&u, &x, 8);
+  return u;
+}
+
+double value_of(const Format& f, uint64_t bits) {
+  const uint64_t b64 = f == kBinary64 ? bits : convert(f, bits, kBinary64, Rounding::RNE);
+  double x;
+  std::memcpy(&x, &b64, 8);
+  return x;
+}
+
+const Format& fmt_arg(const std::string& name) {
+  try {
+    return format_by_name(name);
+  } catch (const std::invalid_argument& e) {
+    throw py::value_error(e.what());
+  }
+}
+
+Rounding rounding_arg(const std::string& s) {
+  Rounding r;
+  if (!parse_rounding(s, r)) throw py::value_error("rounding must be one of rne, rtz, rd, ru, rna (got '" + s + "')");
+  return r;
+}
+
+/// Runs fn(i) for i in [0, n) on `threads` threads (0: every core) without the GIL.
+template <class F>
+void parallel_for(size_t n, unsigned threads, F&& fn) {
+  py::gil_scoped_release release;
+  const unsigned nt = static_cast<unsigned>(std::min<size_t>(thread_count(threads), std::max<size_t>(n, 1)));
+  std::atomic<size_t> next{0};
+  run_parallel(nt, [&](unsigned) {
+    for (;;) {
+      const size_t i0 = next.fetch_add(256);
+      if (i0 >= n) break;
+      for (size_t i = i0; i < std::min(n, i0 + 256); ++i) fn(i);
+    }
+  });
+}
+
+py::dict fields_of(const Datapath& dp) {
+  py::dict d;
+  for (const Field& f : datapath_fields()) d[py::str(f.name)] = f.get(dp);
+  return d;
+}
+
+Datapath with_fields(const Datapath& dp, const py::kwargs& kw) {
+  Datapath v = dp;
+  try {
+    for (const auto& item : kw) {
+      const std::string k = py::str(item.first);
+      std::string val;
+      if (py::isinstance<py::bool_>(item.second)) val = item.second.cast<bool>() ? "true" : "false";
+      else if (item.second.is_none()) val = find_field(k) && find_field(k)->kind == FieldKind::Limit ? find_field(k)->none_word : "none";
+      else val = py::str(item.second);
+      set_field(v, k, val);
+    }
+    validate_datapath(v);
+  } catch (const std::invalid_argument& e) {
+    throw py::value_error(e.what());
+  }
+  return v;
+}
+
+/// a, b: (N, K) bit patterns; c: (N,) or None (zeros). Returns (N,) out_fmt bit patterns.
+U64 py_dot(const Datapath& dp, const py::handle& ah, const py::handle& bh, const py::handle& ch, unsigned threads) {
+  const U64 a = bits_arg(ah, "a"), b = bits_arg(bh, "b");
+  if (a.ndim() != 2 || b.ndim() != 2) throw py::value_error("a and b must be 2-D (samples, K)");
+  if (a.shape(0) != b.shape(0) || a.shape(1) != b.shape(1))
+    throw py::value_error("a and b must have the same shape (got (" + std::to_string(a.shape(0)) + ", " + std::to_string(a.shape(1)) +
+                          ") and (" + std::to_string(b.shape(0)) + ", " + std::to_string(b.shape(1)) + "))");
+  const size_t N = static_cast<size_t>(a.shape(0));
+  const int K = static_cast<int>(a.shape(1));
+  if (K < 1) throw py::value_error("K (the second dimension) must be at least 1");
+  check_width(a, dp.a_fmt, "a");
+  check_width(b, dp.b_fmt, "b");
+  U64 c;
+  const uint64_t* cp = nullptr;
+  if (!ch.is_none()) {
+    c = bits_arg(ch, "c");
+    if (c.ndim() != 1 || static_cast<size_t>(c.shape(0)) != N)
+      throw py::value_error("c must be 1-D with one value per sample (" + std::to_string(N) + ")");
+    check_width(c, dp.out_fmt, "c");
+    cp = c.data();
+  }
+  U64 d(static_cast<py::ssize_t>(N));
+  const uint64_t *ap = a.data(), *bp = b.data();
+  uint64_t* dp_out = d.mutable_data();
+  parallel_for(N, threads, [&](size_t i) {
+    dp_out[i] = dot(dp, ap + i * K, bp + i * K, K, cp ? cp[i] : 0);
+  });
+  return d;
+}
+
+Matrix matrix_of(const F64& x, const Format& f, Rounding r, const char* what, bool is_c) {
+  if (x.ndim() != 2) throw py::value_error(std::string(what) + " must be 2-D");
+  Matrix M{static_cast<int>(x.shape(0)), static_cast<int>(x.shape(1)), std::vector<uint64_t>(static_cast<size_t>(x.size()))};
+  const double* p = x.data();
+  for (size_t i = 0; i < M.v.size(); ++i) M.v[i] = f == kBinary64 ? to_bits64(p[i]) : convert(kBinary64, to_bits64(p[i]), f, is_c ? Rounding::RNE : r);
+  return M;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(matcore, m) {
+  m.doc() = "matcore: bit-exact models of GPU matrix-multiply units (AMD CDNA 1/2/3, NVIDIA). "
+            "The same core as the matcore command line, bit for bit.";
+
+  m.def("formats", &format_names, "names of the formats (binary16, bf16, e4m3fnuz, ...)");
+  m.def(
+      "encode",
+      [](const py::handle& x, const std::string& fmt, const std::string& rounding) {
+        const F64 v = values_arg(x, "x");
+        const Format& f = fmt_arg(fmt);
+        const Rounding r = rounding_arg(rounding);
+        U64 out(std::vector<py::ssize_t>(v.shape(), v.shape() + v.ndim()));
+        const double* p = v.data();
+        uint64_t* o = out.mutable_data();
+        for (py::ssize_t i = 0; i < v.size(); ++i) o[i] = f == kBinary64 ? to_bits64(p[i]) : convert(kBinary64, to_bits64(p[i]), f, r);
+        return out;
+      },
+      py::arg("x"), py::arg("fmt"), py::arg("rounding") = "rne",
+      "float64 values rounded into a format: uint64 bit patterns (NaN -> the format's NaN, overflow -> Inf or NaN)");
+  m.def(
+      "decode",
+      [](const py::handle& x, const std::string& fmt) {
+        const U64 v = bits_arg(x, "bits");
+        const Format& f = fmt_arg(fmt);
+        check_width(v, f, "bits");
+        F64 out(std::vector<py::ssize_t>(v.shape(), v.shape() + v.ndim()));
+        const uint64_t* p = v.data();
+        double* o = out.mutable_data();
+        for (py::ssize_t i = 0; i < v.size(); ++i) o[i] = value_of(f, p[i]);
+        return out;
+      },
+      py::arg("bits"), py::arg("fmt"), "bit patterns of a format as float64 values (exact: every format here fits binary64)");
+
+  py::class_<Datapath>(m, "Datapath", "a datapath: a preset, a datapath file, or either with changed fields")
+      .def_property_readonly("name", [](const Datapath& d) { return d.name() + (d.variant.empty() ? "" : "+" + d.variant); })
+      .def_property_readonly("a_fmt", [](const Datapath& d) { return d.a_fmt.name; })
+      .def_property_readonly("b_fmt", [](const Datapath& d) { return d.b_fmt.name; })
+      .def_property_readonly("out_fmt", [](const Datapath& d) { return d.out_fmt.name; })
+      .def_property_readonly("k", [](const Datapath& d) { return d.k_default; })
+      .def("fields", &fields_of, "every field of the field table as text (docs/datapath-files.md)")
+      .def("__getitem__", [](const Datapath& d, const std::string& k) {
+        try {
+          return get_field(d, k);
+        } catch (const std::invalid_argument& e) {
+          throw py::key_error(e.what());
+        }
+      })
+      .def("with_", &with_fields, "a copy with fields changed: dp.with_(frac_bits=27, prod_align='rne', emin_lim=None)")
+      .def("toml", &datapath_to_toml, "the datapath as a datapath file")
+      .def("__repr__", [](const Datapath& d) { return "<matcore.Datapath " + d.name() + (d.variant.empty() ? "" : "+" + d.variant) + ">"; });
+
+  m.def(
+      "preset",
+      [](const std::string& arch, const std::string& type, const std::string& out, const std::string& variant) {
+        try {
+          return find_preset(arch, type, out, variant);
+        } catch (const std::invalid_argument& e) {
+          throw py::value_error(e.what());
+        }
+      },
+      py::arg("arch"), py::arg("type"), py::arg("out") = "", py::arg("variant") = "", "a preset, as --arch/--type/--out/--variant");
+  m.def(
+      "load",
+      [](const std::string& path) {
+        try {
+          return load_datapath_file(path);
+        } catch (const std::exception& e) {
+          throw py::value_error(e.what());
+        }
+      },
+      py::arg("path"), "a datapath file (TOML)");
+  m.def("presets", [] {
+    std::vector<std::string> v;
+    for (const Datapath& d : all_presets()) v.push_back(d.name() + (d.variant.empty() ? "" : "+" + d.variant));
+    return v;
+  });
+
+  m.def("dot", &py_dot, py::arg("dp"), py::arg("a"), py::arg("b"), py::arg("c") = py::none(), py::arg("threads") = 0,
+        "d = a.b + c for every sample: a, b (N, K) uint64 bit patterns of a_fmt / b_fmt, c (N,) of out_fmt "
+        "(None: +0); k chained in groups of n_fma as the hardware does. Returns (N,) out_fmt bit patterns.");
+
+  m.def(
+      "gemm",
+      [](const Datapath& dp, const py::handle& Ah, const py::handle& Bh, const py::handle& Ch, int k, unsigned threads,
+         bool bits) -> py::object {
+        const F64 A = values_arg(Ah, "A"), B = values_arg(Bh, "B");
+        Matrix Am = matrix_of(A, dp.a_fmt, dp.ingest, "A", false), Bm = matrix_of(B, dp.b_fmt, dp.ingest, "B", false);
+        if (Am.cols != Bm.rows)
+          throw py::value_error("A has " + std::to_string(Am.cols) + " columns but B has " + std::to_string(Bm.rows) + " rows");
+        Matrix Cm{Am.rows, Bm.cols, std::vector<uint64_t>(static_cast<size_t>(Am.rows) * Bm.cols, 0)};
+        if (!Ch.is_none()) {
+          Cm = matrix_of(values_arg(Ch, "C"), dp.out_fmt, Rounding::RNE, "C", true);
+          if (Cm.rows != Am.rows || Cm.cols != Bm.cols) throw py::value_error("C must be A.rows x B.cols");
+        }
+        if (k < 0) throw py::value_error("k must be positive (0: the preset's)");
+        Matrix D;
+        {
+          py::gil_scoped_release release;
+          D = gemm(dp, k ? k : dp.k_default, Am, Bm, Cm, threads);
+        }
+        if (bits) {
+          U64 out({static_cast<py::ssize_t>(D.rows), static_cast<py::ssize_t>(D.cols)});
+          std::memcpy(out.mutable_data(), D.v.data(), D.v.size() * 8);
+          return std::move(out);
+        }
+        F64 out({static_cast<py::ssize_t>(D.rows), static_cast<py::ssize_t>(D.cols)});
+        double* o = out.mutable_data();
+        for (size_t i = 0; i < D.v.size(); ++i) o[i] = value_of(dp.out_fmt, D.v[i]);
+        return std::move(out);
+      },
+      py::arg("dp"), py::arg("A"), py::arg("B"), py::arg("C") = py::none(), py::arg("k") = 0, py::arg("threads") = 0,
+      py::arg("bits") = false,
+      "D = A*B + C as a sequence of the datapath's instructions (k of them chained through C in out_fmt). A, B, C: "
+      "float64 matrices, rounded into the input formats with the datapath's ingest rounding (C: RNE into out_fmt). "
+      "Returns D as float64 (exact), or its out_fmt bit patterns with bits=True.");
+
+  m.def(
+      "validate",
+      [](const Datapath& dp, const py::handle& a, const py::handle& b, const py::handle& c, const py::handle& dh,
+         unsigned threads, size_t show) {
+        const U64 got = py_dot(dp, a, b, c, threads);
+        const U64 d = bits_arg(dh, "d");
+        if (d.ndim() != 1 || d.shape(0) != got.shape(0)) throw py::value_error("d must be 1-D with one value per sample");
+        check_width(d, dp.out_fmt, "d");
+        py::list first;
+        size_t mism = 0;
+        for (py::ssize_t i = 0; i < d.shape(0); ++i)
+          if (got.data()[i] != d.data()[i]) {
+            if (mism++ < show) first.append(py::make_tuple(i, got.data()[i], d.data()[i]));
+          }
+        py::dict r;
+        r["samples"] = static_cast<size_t>(d.shape(0));
+        r["mismatches"] = mism;
+        r["first"] = first;  // (index, model, given)
+        return r;
+      },
+      py::arg("dp"), py::arg("a"), py::arg("b"), py::arg("c"), py::arg("d"), py::arg("threads") = 0, py::arg("show") = 10,
+      "the model's d against given d for every sample (bit for bit): {'samples', 'mismatches', 'first': [(i, model, given)]}");
+
+  m.def(
+      "trace",
+      [](const Datapath& dp, const py::handle& ah, const py::handle& bh, uint64_t c) {
+        const U64 a = bits_arg(ah, "a"), b = bits_arg(bh, "b");
+        if (a.ndim() != 1 || b.ndim() != 1 || a.shape(0) != b.shape(0) || a.shape(0) < 1)
+          throw py::value_error("a and b must be 1-D with the same length K >= 1 (one dot product)");
+        check_width(a, dp.a_fmt, "a");
+        check_width(b, dp.b_fmt, "b");
+        const uint64_t mask = dp.out_fmt.width() >= 64 ? ~uint64_t{0} : (uint64_t{1} << dp.out_fmt.width()) - 1;
+        if (c & ~mask) throw py::value_error("c is not a " + dp.out_fmt.name + " bit pattern");
+        Trace t;
+        const uint64_t d = dot(dp, a.data(), b.data(), static_cast<int>(a.shape(0)), c, &t);
+        return py::make_tuple(t.rows, d);
+      },
+      py::arg("dp"), py::arg("a"), py::arg("b"), py::arg("c") = 0,
+      "the stages of one dot product: ([(signal, value), ...], d) with the names of matcore dot --trace");
+}

@@ -1,0 +1,164 @@
+"""The matcore Python module: bit for bit the command line's results (dot, run, gemm), the real
+hardware sets reproduced through it, and clear exceptions for bad arrays."""
+import os
+import subprocess
+import tempfile
+
+import numpy as np
+import pytest
+
+import matcore
+
+CLI = os.environ.get("MATCORE_CLI", "build/matcore")
+SHARED = os.environ.get("MATCORE_SHARED_DIR", "../shared")
+
+
+def cli(*args):
+    return subprocess.run([CLI, *args], check=True, capture_output=True, text=True).stdout
+
+
+def read_hex(path):
+    """A vector file of the shared format (docs/vector-format.md): hex patterns, '#' headers."""
+    rows = []
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            rows.append([int(w, 16) if len(w) != 32 else int(w, 2) for w in line.split()])
+    return np.array(rows, dtype=np.uint64)
+
+
+def test_encode_decode_known_patterns():
+    x = np.array([1.0, -2.0, 2.0**-24, 65504.0, 1e6, np.nan, 0.1], dtype=np.float64)
+    b = matcore.encode(x, "binary16")
+    assert b.dtype == np.uint64
+    assert list(b[:5]) == [0x3C00, 0xC000, 0x0001, 0x7BFF, 0x7C00]   # 1e6 overflows to +Inf
+    assert b[6] == 0x2E66                                              # 0.1 rounded to nearest even
+    assert matcore.encode(np.array([0.1]), "binary16", "rtz")[0] == 0x2E66
+    assert matcore.encode(np.array([1 + 2.0**-11]), "binary16", "ru")[0] == 0x3C01
+    y = matcore.decode(b, "binary16")
+    assert y[0] == 1.0 and y[2] == 2.0**-24 and np.isinf(y[4]) and np.isnan(y[5])
+    assert list(matcore.encode(np.array([240.0, 1000.0]), "e4m3fnuz")) == [0x7F, 0x80]  # no Inf: NaN
+    assert "bf16" in matcore.formats()
+
+
+def test_dot_is_the_cli_bit_for_bit():
+    with tempfile.TemporaryDirectory() as d:
+        for arch, typ in [("mi300x", "fp16"), ("h100", "e4m3"), ("mi250", "bf16"), ("mi250", "fp64")]:
+            cli("sample", "--arch", arch, "--type", typ, "--n", "3000", "--subnormal", "--out", d)
+            cli("run", "--arch", arch, "--type", typ, "--a", d + "/a.txt", "--b", d + "/b.txt", "--c", d + "/c.txt",
+                "--d", d + "/d.txt")
+            dp = matcore.preset(arch, typ)
+            a, b = read_hex(d + "/a.txt"), read_hex(d + "/b.txt")
+            c, want = read_hex(d + "/c.txt")[:, 0], read_hex(d + "/d.txt")[:, 0]
+            if dp.out_fmt == "binary32" or dp.out_fmt == "binary64":
+                got = matcore.dot(dp, a, b, c)
+                assert np.array_equal(got, want), (arch, typ)
+            r = matcore.validate(dp, a, b, c, want)
+            assert r["samples"] == 3000 and r["mismatches"] == 0
+            # one thread gives the same bits
+            assert np.array_equal(matcore.dot(dp, a, b, c, threads=1), matcore.dot(dp, a, b, c, threads=3))
+
+
+@pytest.mark.parametrize("gpu,fmt,arch,k", [("H100", "fp16", "h100", 16), ("A100", "bf16", "a100", 8),
+                                            ("V100", "fp16", "v100", 4), ("B200", "E5M2", "b200", 32)])
+def test_hardware_sets(gpu, fmt, arch, k):
+    base = f"{SHARED}/hwdata/nvidia/{gpu}/{fmt}"
+    if not os.path.isdir(base):
+        pytest.skip(f"{base} not here")
+    dp = matcore.preset(arch, fmt.lower(), "fp32", "mma.sync" if fmt.startswith("E") else "")
+    a32 = read_hex(f"{base}/a_{gpu}_{fmt}.txt")
+    b32 = read_hex(f"{base}/b_{gpu}_{fmt}.txt")
+    c = read_hex(f"{base}/c_{gpu}_fp32.txt")[:, 0]
+    d = read_hex(f"{base}/d_{gpu}_fp32.txt")[:, 0]
+    assert a32.shape == (5000, k)
+    # the files hold binary32 patterns of values exact in the input format
+    a = matcore.encode(matcore.decode(a32, "binary32"), dp.a_fmt)
+    b = matcore.encode(matcore.decode(b32, "binary32"), dp.b_fmt)
+    r = matcore.validate(dp, a, b, c, d)
+    assert r["mismatches"] == 0, r["first"]
+    # and a one-field change of the datapath does not reproduce them
+    assert dp["out_round"] == "rtz"
+    wrong = dp.with_(out_round="rne")
+    assert matcore.validate(dp=wrong, a=a, b=b, c=c, d=d)["mismatches"] > 0
+
+
+def test_gemm_is_the_cli_bit_for_bit():
+    rng = np.random.default_rng(3)
+    C = rng.standard_normal((7, 5)).astype(np.float32).astype(np.float64)
+
+    def write(path, M):
+        with open(path, "w") as f:
+            for row in M:
+                f.write(" ".join("%08x" % v for v in np.asarray(row, dtype=np.float32).view(np.uint32)) + "\n")
+
+    with tempfile.TemporaryDirectory() as d:
+        for arch, typ in [("mi300x", "fp16"), ("h100", "bf16"), ("mi250", "bf16_1k"), ("a100", "tf32")]:
+            dp = matcore.preset(arch, typ)
+            # values of the input formats (the CLI takes a/b files exact in them)
+            A = matcore.decode(matcore.encode(rng.standard_normal((7, 40)), dp.a_fmt), dp.a_fmt)
+            B = matcore.decode(matcore.encode(rng.standard_normal((40, 5)), dp.b_fmt), dp.b_fmt)
+            write(d + "/A.txt", A)
+            write(d + "/B.txt", B)
+            write(d + "/C.txt", C)
+            out = cli("gemm", "--arch", arch, "--type", typ, "--A", d + "/A.txt", "--B", d + "/B.txt", "--C", d + "/C.txt")
+            want = np.array([[int(w, 16) for w in line.split()] for line in out.splitlines() if not line.startswith("#")],
+                            dtype=np.uint64)
+            got = matcore.gemm(dp, A, B, C, bits=True)
+            assert np.array_equal(got, want), (arch, typ)
+            vals = matcore.gemm(dp, A, B, C)
+            assert np.array_equal(matcore.encode(vals, dp.out_fmt), want)
+
+
+def test_datapaths_fields_and_files():
+    dp = matcore.preset("mi300x", "fp16")
+    assert dp.name == "mi300x/fp16" and dp.k == 16 and dp["frac_bits"] == "24"
+    f27 = dp.with_(frac_bits=27, prod_align="rne", c_drop_gap=None)
+    assert f27["frac_bits"] == "27" and f27["prod_align"] == "rne" and f27["c_drop_gap"] == "none"
+    assert dp["frac_bits"] == "24"  # unchanged
+    with tempfile.TemporaryDirectory() as d:
+        path = d + "/f27.toml"
+        with open(path, "w") as f:
+            f.write(f27.toml())
+        back = matcore.load(path)
+        assert back.fields() == f27.fields()
+    assert "h100/e4m3+wgmma" in matcore.presets() and len(matcore.presets()) >= 80
+
+
+def test_trace_names():
+    dp = matcore.preset("mi300x", "fp16")
+    a = matcore.encode(np.array([1.0, 2.0**-23]), "binary16")
+    b = matcore.encode(np.array([1.0, 1.0]), "binary16")
+    rows, d = matcore.trace(dp, a, b)
+    names = [n for n, _ in rows]
+    assert "aligner.e_max" in names and "cadd.s_acc" in names and names[-1] == "rounder.d"
+    assert d == 0x3F800001
+
+
+def test_bad_arrays_raise_clear_errors():
+    dp = matcore.preset("mi300x", "fp16")
+    a = np.zeros((4, 16), dtype=np.uint64)
+    with pytest.raises(TypeError, match="expected dtype uint64"):
+        matcore.dot(dp, a.astype(np.int64), a)
+    with pytest.raises(TypeError, match="numpy array"):
+        matcore.dot(dp, [[1, 2]], a)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        matcore.dot(dp, np.asfortranarray(np.zeros((4, 16), dtype=np.uint64)), a)
+    with pytest.raises(ValueError, match="same shape"):
+        matcore.dot(dp, a, np.zeros((4, 8), dtype=np.uint64))
+    with pytest.raises(ValueError, match="not a binary16 bit pattern"):
+        matcore.dot(dp, a + np.uint64(0x10000), a)
+    with pytest.raises(ValueError, match="one value per sample"):
+        matcore.dot(dp, a, a, np.zeros(3, dtype=np.uint64))
+    with pytest.raises(ValueError, match="field 'frac_bits': must be an integer in 0..100"):
+        dp.with_(frac_bits=200)
+    with pytest.raises(ValueError, match="unknown architecture"):
+        matcore.preset("mi999", "fp16")
+    with pytest.raises(ValueError, match="A has 3 columns but B has 4 rows"):
+        matcore.gemm(dp, np.zeros((2, 3)), np.zeros((4, 2)))
+    with pytest.raises(TypeError, match="dtype float64"):
+        matcore.gemm(dp, np.zeros((2, 3), dtype=np.float32), np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="rounding must be one of"):
+        matcore.encode(np.zeros(2), "binary16", "up")
+    with pytest.raises(ValueError):
+        matcore.load("/nonexistent.toml")
