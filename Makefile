@@ -8,7 +8,7 @@ BUILD ?= build
 JOBS  ?= $(shell nproc)
 SHARED ?= $(abspath $(CURDIR)/../shared)
 
-.PHONY: all deps build run test bench clean fuzz sanitize
+.PHONY: all deps build run test bench clean fuzz sanitize apps
 
 all: build
 
@@ -29,6 +29,12 @@ test: build
 
 bench: build
 	./bench/run.sh $(BUILD)
+
+# The paper's applications on the Python module (docs/applications.md): regenerates
+# docs/img/multiword-*.{csv,png} (about 15 minutes on 2 cores) and docs/img/smd-*.{csv,png} (2 min).
+apps: build
+	PYTHONPATH=$(BUILD)/python /usr/bin/python3 -m apps.multiword --out docs/img
+	PYTHONPATH=$(BUILD)/python /usr/bin/python3 -m apps.smd --out docs/img
 
 # libFuzzer targets (fuzz/, scripts/fuzz.sh): build-fuzz/, crash artifacts in build-fuzz/artifacts/;
 # fails on any crash.

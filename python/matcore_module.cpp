@@ -5,6 +5,7 @@
 //   a = matcore.encode(x, dp.a_fmt)                     # float64 array -> uint64 bit patterns
 //   d = matcore.dot(dp, a, b, c)                        # (N, K) x (N, K) (+ (N,)) -> (N,) out_fmt bits
 //   D = matcore.gemm(dp, A, B, C)                       # float64 matrices in, float64 (exact) out
+//   D = matcore.mfma("mi300x", "v_mfma_f32_4x4x4f16", A, B, C)   # one instruction
 //   matcore.validate(dp, a, b, c, d)                    # {"samples", "mismatches", "first"}
 //   matcore.trace(dp, a_row, b_row, c)                  # [(signal, value), ...], d
 //
@@ -241,6 +242,17 @@ PYBIND11_MODULE(matcore, m) {
         }
       },
       py::arg("path"), "a datapath file (TOML)");
+  m.def(
+      "datapath",
+      [](const std::string& name) {
+        try {
+          if (name.find(".toml") != std::string::npos) return load_datapath_file(name);
+          return preset_by_path(name);
+        } catch (const std::exception& e) {
+          throw py::value_error(e.what());
+        }
+      },
+      py::arg("name"), "a preset by name, 'arch/type[/out][+variant]' (as matcore presets() lists them), or a .toml datapath file");
   m.def("presets", [] {
     std::vector<std::string> v;
     for (const Datapath& d : all_presets()) v.push_back(d.name() + (d.variant.empty() ? "" : "+" + d.variant));
@@ -285,6 +297,46 @@ PYBIND11_MODULE(matcore, m) {
       "D = A*B + C as a sequence of the datapath's instructions (k of them chained through C in out_fmt). A, B, C: "
       "float64 matrices, rounded into the input formats with the datapath's ingest rounding (C: RNE into out_fmt). "
       "Returns D as float64 (exact), or its out_fmt bit patterns with bits=True.");
+
+  m.def(
+      "mfma",
+      [](const std::string& arch, const std::string& name, const py::handle& Ah, const py::handle& Bh, const py::handle& Ch,
+         const std::string& out, bool bits) -> py::object {
+        const Instruction* in = nullptr;
+        Datapath dp;
+        try {
+          in = &find_instruction(name);
+          dp = instruction_datapath(arch, *in, out);
+        } catch (const std::invalid_argument& e) {
+          throw py::value_error(e.what());
+        }
+        const Matrix Am = matrix_of(values_arg(Ah, "A"), dp.a_fmt, dp.ingest, "A", false);
+        const Matrix Bm = matrix_of(values_arg(Bh, "B"), dp.b_fmt, dp.ingest, "B", false);
+        const int rows = in->blocks * in->m, cols = in->n;
+        if (Am.rows != rows || Am.cols != in->k)
+          throw py::value_error("A must be " + std::to_string(rows) + " x " + std::to_string(in->k) + " for " + name);
+        if (Bm.rows != in->blocks * in->k || Bm.cols != cols)
+          throw py::value_error("B must be " + std::to_string(in->blocks * in->k) + " x " + std::to_string(cols) + " for " + name);
+        Matrix Cm{rows, cols, std::vector<uint64_t>(static_cast<size_t>(rows) * cols, 0)};
+        if (!Ch.is_none()) {
+          Cm = matrix_of(values_arg(Ch, "C"), dp.out_fmt, Rounding::RNE, "C", true);
+          if (Cm.rows != rows || Cm.cols != cols)
+            throw py::value_error("C must be " + std::to_string(rows) + " x " + std::to_string(cols) + " for " + name);
+        }
+        const Matrix D = mfma(dp, *in, Am, Bm, Cm);
+        if (bits) {
+          U64 o({static_cast<py::ssize_t>(D.rows), static_cast<py::ssize_t>(D.cols)});
+          std::memcpy(o.mutable_data(), D.v.data(), D.v.size() * 8);
+          return std::move(o);
+        }
+        F64 o({static_cast<py::ssize_t>(D.rows), static_cast<py::ssize_t>(D.cols)});
+        for (size_t i = 0; i < D.v.size(); ++i) o.mutable_data()[i] = value_of(dp.out_fmt, D.v[i]);
+        return std::move(o);
+      },
+      py::arg("arch"), py::arg("instr"), py::arg("A"), py::arg("B"), py::arg("C") = py::none(), py::arg("out") = "",
+      py::arg("bits") = false,
+      "one matrix instruction (matcore list instructions) on an architecture: A (blocks*m) x k, B (blocks*k) x n, "
+      "C and D (blocks*m) x n, as matcore mfma");
 
   m.def(
       "validate",

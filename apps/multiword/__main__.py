@@ -10,7 +10,8 @@ Figures 4-6). The set-up is that of ../shared/spec/applications.md:
   C = L^-1 C' M^-1; error = ||C - A B||_inf / (||A||_inf ||B||_inf)
   bound = 2u + n U + 4 n^2 fmin / theta + 4 n^2 Fmin / theta^2
 
-usage: python3 -m apps.multiword [--out DIR] [--nmax N] [--points P] [--seed S] [--quick]
+usage: python3 -m apps.multiword [--out DIR] [--nmax N] [--points P] [--seed S] [--only TYPE]
+       python3 -m apps.multiword --dp mi300x/fp16 --dp my.toml [--p 1,2,3] ...   (any datapaths)
 writes DIR/multiword-<fmt>.csv and DIR/multiword-<fmt>.png (default DIR = docs/img).
 """
 import argparse
@@ -95,10 +96,22 @@ def main(argv=None):
     ap.add_argument("--points", type=int, default=20, help="values of n, log-spaced from 10 (default 20)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--only", default="", help="one input type: e5m2, fp16 or bf16")
+    ap.add_argument("--dp", action="append", default=[],
+                    help="instead of the paper's figures: a datapath (preset arch/type or a .toml file; repeatable, "
+                         "all of one input format)")
+    ap.add_argument("--p", default="1,2,3", help="word counts with --dp (default 1,2,3)")
     a = ap.parse_args(argv)
+    figures = FIGURES
+    if a.dp:
+        dps = [matcore.datapath(x) for x in a.dp]
+        if len({d.a_fmt for d in dps}) != 1:
+            raise SystemExit("--dp: the datapaths must take the same input format")
+        if dps[0].a_fmt not in FORMAT_PARAMS:
+            raise SystemExit(f"--dp: no splitting parameters for {dps[0].a_fmt} (known: {', '.join(FORMAT_PARAMS)})")
+        figures = [(dps[0].a_fmt, [int(x) for x in a.p.split(",")], dps)]
     ns = sorted(set(int(x) for x in np.floor(np.logspace(1, math.log10(a.nmax), a.points))))
     os.makedirs(a.out, exist_ok=True)
-    for name, ps, models in FIGURES:
+    for name, ps, models in figures:
         if a.only and a.only != name:
             continue
         rows = []
@@ -106,8 +119,8 @@ def main(argv=None):
         for n in ns:
             rng = np.random.default_rng(a.seed * 1000003 + n)
             A, B = matrices(rng, 10, n, 10)
-            for arch, typ in models:
-                dp = matcore.preset(arch, typ)
+            for model in models:
+                dp = model if isinstance(model, matcore.Datapath) else matcore.preset(*model)
                 for p in ps:
                     err, bound = multiword_error(dp, A, B, p)
                     rows.append({"type": name, "model": dp.name, "p": p, "n": n, "error": err, "bound": bound})
@@ -126,7 +139,8 @@ def plot(rows, name, ps, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, len(ps), figsize=(5 * len(ps), 4.5), sharey=True)
+    fig, axes = plt.subplots(1, len(ps), figsize=(5 * len(ps), 4.5), sharey=True, squeeze=False)
+    axes = axes[0]
     for ax, p in zip(axes, ps):
         sel = [r for r in rows if r["p"] == p]
         for model in dict.fromkeys(r["model"] for r in sel):

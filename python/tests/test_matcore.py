@@ -110,6 +110,29 @@ def test_gemm_is_the_cli_bit_for_bit():
             assert np.array_equal(matcore.encode(vals, dp.out_fmt), want)
 
 
+def test_mfma_is_the_cli_bit_for_bit():
+    rng = np.random.default_rng(5)
+    with tempfile.TemporaryDirectory() as d:
+        # (blocks*m) x k times (blocks*k) x n: 4x4x4 with 16 blocks, 32x32x8 with one
+        for arch, instr, ashape, bshape, fmt in [("mi300x", "v_mfma_f32_4x4x4f16", (64, 4), (64, 4), "binary16"),
+                                                 ("mi250", "v_mfma_f32_32x32x8bf16_1k", (32, 8), (8, 32), "bf16")]:
+            A = matcore.decode(matcore.encode(rng.standard_normal(ashape), fmt), fmt)
+            B = matcore.decode(matcore.encode(rng.standard_normal(bshape), fmt), fmt)
+            for name, M in (("A", A), ("B", B)):
+                with open(f"{d}/{name}.txt", "w") as f:
+                    for row in M:
+                        f.write(" ".join("%08x" % v for v in np.asarray(row, dtype=np.float32).view(np.uint32)) + "\n")
+            out = cli("mfma", "--arch", arch, "--instr", instr, "--A", d + "/A.txt", "--B", d + "/B.txt")
+            want = np.array([[int(w, 16) for w in line.split()] for line in out.splitlines() if not line.startswith("#")],
+                            dtype=np.uint64)
+            got = matcore.mfma(arch, instr, A, B, bits=True)
+            assert np.array_equal(got, want), (arch, instr)
+    with pytest.raises(ValueError, match="A must be"):
+        matcore.mfma("mi300x", "v_mfma_f32_4x4x4f16", np.zeros((3, 3)), np.zeros((3, 3)))
+    with pytest.raises(ValueError):
+        matcore.mfma("mi300x", "v_mfma_nothing", np.zeros((3, 3)), np.zeros((3, 3)))
+
+
 def test_datapaths_fields_and_files():
     dp = matcore.preset("mi300x", "fp16")
     assert dp.name == "mi300x/fp16" and dp.k == 16 and dp["frac_bits"] == "24"
