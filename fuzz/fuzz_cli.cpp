@@ -4,7 +4,8 @@
 // list.
 //   byte 0: the subcommand (dot, explain, list, or none: the word comes from the input)
 //   rest  : the arguments, separated by NUL bytes or spaces
-// Words that name files or standard input (--mismatches, --file, "-") are dropped so that the
+// Words that name files or standard input (--mismatches, --file, --svg, --datapath, --dp, "-")
+// are dropped so that the
 // target never reads or writes outside its own process. Every outcome must be an exit status of
 // 0, 1 or 2; a crash, a hang or another status is a bug.
 #include <cstdio>
@@ -41,7 +42,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<std::string> kept{words[0]};
   for (size_t i = 1; i < words.size(); ++i) {
     const std::string& w = words[i];
-    if (w == "-" || w.rfind("--mismatches", 0) == 0 || w.rfind("--file", 0) == 0 || w.rfind("--samples", 0) == 0)
+    if (w == "-" || w.rfind("--mismatches", 0) == 0 || w.rfind("--file", 0) == 0 || w.rfind("--samples", 0) == 0 ||
+        w.rfind("--svg", 0) == 0 || w.rfind("--datapath", 0) == 0 || w.rfind("--dp", 0) == 0)
       continue;
     // a first word that is a subcommand reading or writing files is not run
     if (i == 1 && kept.size() == 1 && w != "dot" && w != "explain" && w != "list" && w[0] != '-') return 0;
