@@ -31,7 +31,7 @@ bench: build
 	./bench/run.sh $(BUILD)
 
 # The paper's applications on the Python module (docs/applications.md): regenerates
-# docs/img/multiword-*.{csv,png} (about 15 minutes on 2 cores) and docs/img/smd-*.{csv,png} (2 min).
+# docs/img/multiword-*.{csv,png} (about 20 minutes on 2 cores) and docs/img/smd-*.{csv,png} (2 min).
 apps: build
 	PYTHONPATH=$(BUILD)/python /usr/bin/python3 -m apps.multiword --out docs/img
 	PYTHONPATH=$(BUILD)/python /usr/bin/python3 -m apps.smd --out docs/img
