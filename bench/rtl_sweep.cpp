@@ -28,15 +28,6 @@ using namespace mc;
 
 namespace {
 
-double to_double(const Format& f, uint64_t bits) {
-  const Unpacked u = decode(f, bits);
-  if (u.cls == Class::Zero) return u.sign ? -0.0 : 0.0;
-  if (u.cls == Class::Inf) return u.sign ? -INFINITY : INFINITY;
-  if (u.cls == Class::NaN) return NAN;
-  const double v = std::ldexp(static_cast<double>(u.sig), u.exp - u.mbits);
-  return u.sign ? -v : v;
-}
-
 struct Err {
   double rms = 0, max = 0;
 };
@@ -87,7 +78,7 @@ Err error_of(const Datapath& dp, int k, uint64_t n) {
       terms[j] = multiply(decode(dp.a_fmt, a[i * k + j]), decode(dp.b_fmt, b[i * k + j]), MulCfg{});
     terms[k] = addend(decode(dp.out_fmt, ci));
     const uint64_t x = exact_sum_round(terms.data(), k + 1, kBinary64, RoundOpts{}, false);
-    const double xv = to_double(kBinary64, x), dv = to_double(dp.out_fmt, d);
+    const double xv = to_host_double(kBinary64, x), dv = to_host_double(dp.out_fmt, d);
     if (xv == 0 || !std::isfinite(xv) || !std::isfinite(dv)) continue;
     const double r = std::fabs(dv - xv) / std::fabs(xv);
     sum2 += r * r;

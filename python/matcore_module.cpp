@@ -71,13 +71,6 @@ uint64_t to_bits64(double x) {
   return u;
 }
 
-double value_of(const Format& f, uint64_t bits) {
-  const uint64_t b64 = f == kBinary64 ? bits : convert(f, bits, kBinary64, Rounding::RNE);
-  double x;
-  std::memcpy(&x, &b64, 8);
-  return x;
-}
-
 const Format& fmt_arg(const std::string& name) {
   try {
     return format_by_name(name);
@@ -199,7 +192,7 @@ PYBIND11_MODULE(matcore, m) {
         F64 out(std::vector<py::ssize_t>(v.shape(), v.shape() + v.ndim()));
         const uint64_t* p = v.data();
         double* o = out.mutable_data();
-        for (py::ssize_t i = 0; i < v.size(); ++i) o[i] = value_of(f, p[i]);
+        for (py::ssize_t i = 0; i < v.size(); ++i) o[i] = to_host_double(f, p[i]);
         return out;
       },
       py::arg("bits"), py::arg("fmt"), "bit patterns of a format as float64 values (exact: every format here fits binary64)");
@@ -289,7 +282,7 @@ PYBIND11_MODULE(matcore, m) {
         }
         F64 out({static_cast<py::ssize_t>(D.rows), static_cast<py::ssize_t>(D.cols)});
         double* o = out.mutable_data();
-        for (size_t i = 0; i < D.v.size(); ++i) o[i] = value_of(dp.out_fmt, D.v[i]);
+        for (size_t i = 0; i < D.v.size(); ++i) o[i] = to_host_double(dp.out_fmt, D.v[i]);
         return std::move(out);
       },
       py::arg("dp"), py::arg("A"), py::arg("B"), py::arg("C") = py::none(), py::arg("k") = 0, py::arg("threads") = 0,
@@ -330,7 +323,7 @@ PYBIND11_MODULE(matcore, m) {
           return std::move(o);
         }
         F64 o({static_cast<py::ssize_t>(D.rows), static_cast<py::ssize_t>(D.cols)});
-        for (size_t i = 0; i < D.v.size(); ++i) o.mutable_data()[i] = value_of(dp.out_fmt, D.v[i]);
+        for (size_t i = 0; i < D.v.size(); ++i) o.mutable_data()[i] = to_host_double(dp.out_fmt, D.v[i]);
         return std::move(o);
       },
       py::arg("arch"), py::arg("instr"), py::arg("A"), py::arg("B"), py::arg("C") = py::none(), py::arg("out") = "",

@@ -15,7 +15,6 @@ usage: python3 -m apps.multiword [--out DIR] [--nmax N] [--points P] [--seed S] 
 writes DIR/multiword-<fmt>.csv and DIR/multiword-<fmt>.png (default DIR = docs/img).
 """
 import argparse
-import csv
 import math
 import os
 import sys
@@ -24,6 +23,8 @@ import time
 import numpy as np
 
 import matcore
+
+from apps.common import save_csv, save_figure
 
 # (input type, word counts, models) of the paper's figures
 FIGURES = [
@@ -125,13 +126,7 @@ def main(argv=None):
                     err, bound = multiword_error(dp, A, B, p)
                     rows.append({"type": name, "model": dp.name, "p": p, "n": n, "error": err, "bound": bound})
             print(f"{name}: n = {n} done ({time.time() - t0:.0f} s)", file=sys.stderr)
-        path = os.path.join(a.out, f"multiword-{name}.csv")
-        with open(path + ".tmp", "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(rows[0]))
-            w.writeheader()
-            w.writerows(rows)
-        os.replace(path + ".tmp", path)
-        print(f"wrote {path}")
+        save_csv(os.path.join(a.out, f"multiword-{name}.csv"), list(rows[0]), [list(r.values()) for r in rows])
         plot(rows, name, ps, os.path.join(a.out, f"multiword-{name}.png"))
 
 
@@ -153,10 +148,7 @@ def plot(rows, name, ps, path):
         ax.grid(True, which="both", alpha=0.3)
     axes[0].set_ylabel("||C - AB|| / (||A|| ||B||)")
     axes[0].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path + ".tmp.png", dpi=100)
-    os.replace(path + ".tmp.png", path)
-    print(f"wrote {path}")
+    save_figure(fig, path)
 
 
 if __name__ == "__main__":

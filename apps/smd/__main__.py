@@ -19,13 +19,14 @@ usage: python3 -m apps.smd [--out DIR] [--iterations N] [--seed S]
 writes DIR/smd-<type>.csv and DIR/smd-<type>.png (default DIR = docs/img).
 """
 import argparse
-import csv
 import os
 import sys
 
 import numpy as np
 
 import matcore
+
+from apps.common import save_csv, save_figure
 
 MODELS = [("mi100", "{t}"), ("mi250", "{t}"), ("mi300x", "{t}"), ("b200", "{t}")]
 EPS, MU, NFFT = 1e-4, 1e-4, 256
@@ -125,14 +126,8 @@ def main(argv=None):
             curves[dp.name] = dominant(Rm, zm)
             print(f"{dp.name}: {itm} iterations, max |difference| to binary64 {np.max(np.abs(curves[dp.name] - ref)):.3e}",
                   file=sys.stderr)
-        path = os.path.join(a.out, f"smd-{typ}.csv")
-        with open(path + ".tmp", "w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(["omega"] + list(curves))
-            for i in range(NFFT):
-                w.writerow([2 * np.pi * i / NFFT] + [f"{curves[c][i]:.17g}" for c in curves])
-        os.replace(path + ".tmp", path)
-        print(f"wrote {path}")
+        save_csv(os.path.join(a.out, f"smd-{typ}.csv"), ["omega"] + list(curves),
+                 [[2 * np.pi * i / NFFT] + [f"{curves[c][i]:.17g}" for c in curves] for i in range(NFFT)])
         plot(curves, typ, os.path.join(a.out, f"smd-{typ}.png"))
 
 
@@ -162,10 +157,7 @@ def plot(curves, typ, path):
     ax[2].legend(fontsize=7)
     for x in ax:
         x.grid(True, alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path + ".tmp.png", dpi=100)
-    os.replace(path + ".tmp.png", path)
-    print(f"wrote {path}")
+    save_figure(fig, path)
 
 
 if __name__ == "__main__":

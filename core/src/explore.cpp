@@ -40,15 +40,6 @@ uint64_t to_format(double x, const Format& f) {
   return convert(kBinary64, u, f, Rounding::RNE);
 }
 
-double value_of(const Format& f, uint64_t bits) {
-  const Unpacked u = decode(f, bits);
-  if (u.cls == Class::Zero) return u.sign ? -0.0 : 0.0;
-  if (u.cls == Class::Inf) return u.sign ? -HUGE_VAL : HUGE_VAL;
-  if (u.cls == Class::NaN) return NAN;
-  const double v = std::ldexp(static_cast<double>(u.sig), u.exp - u.mbits);
-  return u.sign ? -v : v;
-}
-
 /// The next value above x in f (toward +inf), or false when there is none that is finite.
 bool next_up(const Format& f, uint64_t x, uint64_t& out) {
   const Unpacked u = decode(f, x);
@@ -125,7 +116,7 @@ void workload_inputs(Workload w, const Format& fa, const Format& fb, int k, uint
       b[i] = to_format(g.normal(), fb);
       if (i + 1 < k) {
         a[i + 1] = a[i];
-        b[i + 1] = to_format(-value_of(fb, b[i]) * (1.0 + 0x1.0p-8 * g.normal()), fb);
+        b[i + 1] = to_format(-to_host_double(fb, b[i]) * (1.0 + 0x1.0p-8 * g.normal()), fb);
       }
     }
     return;
@@ -174,7 +165,7 @@ ErrorStats measure_error(const Datapath& dp, int k, const ExploreSpec& spec,
         if (!finite) continue;
         Exact ex;
         const uint64_t ref = exact_sum_round(prods.data(), k, out, ref_round, false, &ex);
-        const double dv = value_of(out, d), rv = value_of(out, ref);
+        const double dv = to_host_double(out, d), rv = to_host_double(out, ref);
         if (!std::isfinite(dv) || !std::isfinite(rv)) continue;
         ++P.finite;
         const double xv = (ex.sign ? -1.0 : 1.0) * std::ldexp(static_cast<double>(ex.mag), ex.lsb_exp);
@@ -203,12 +194,12 @@ ErrorStats measure_error(const Datapath& dp, int k, const ExploreSpec& spec,
         }
         if (spec.monotonic) {
           const int j = static_cast<int>(i % static_cast<uint64_t>(k));
-          const double bj = value_of(dp.b_fmt, b[j]);
+          const double bj = to_host_double(dp.b_fmt, b[j]);
           uint64_t up;
           if (bj != 0 && next_up(dp.a_fmt, a[j], up)) {
             const uint64_t keep = a[j];
             a[j] = up;
-            const double dv2 = value_of(out, dot(dp, a.data(), b.data(), k, zero));
+            const double dv2 = to_host_double(out, dot(dp, a.data(), b.data(), k, zero));
             a[j] = keep;
             if (std::isfinite(dv2)) {
               ++P.mono_checked;

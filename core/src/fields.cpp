@@ -60,15 +60,22 @@ std::vector<std::string> pm(int v, int span, long long lo, long long hi) {
   return r;
 }
 
-Field int_field(const char* name, const char* section, int Datapath::*m, long long lo, long long hi,
-                const char* doc) {
+/// A field's name, section, kind and doc; no neighbouring values until the builder sets them.
+Field base_field(const char* name, const char* section, FieldKind kind, const char* doc) {
   Field f;
   f.name = name;
   f.section = section;
-  f.kind = FieldKind::Int;
+  f.kind = kind;
+  f.doc = doc;
+  f.near = [](const Datapath&, int) { return std::vector<std::string>{}; };
+  return f;
+}
+
+Field int_field(const char* name, const char* section, int Datapath::*m, long long lo, long long hi,
+                const char* doc) {
+  Field f = base_field(name, section, FieldKind::Int, doc);
   f.lo = lo;
   f.hi = hi;
-  f.doc = doc;
   f.get = [m](const Datapath& d) { return std::to_string(d.*m); };
   f.put = [m](Datapath& d, const std::string& s) { d.*m = std::atoi(s.c_str()); };
   f.near = [m, lo, hi](const Datapath& d, int span) { return pm(d.*m, span, lo, hi); };
@@ -80,14 +87,10 @@ Field int_field(const char* name, const char* section, int Datapath::*m, long lo
 Field limit_field(const char* name, const char* section, int Datapath::*m, long long lo, long long hi,
                   const char* none_word, int none_value, std::function<int(const Datapath&)> dflt,
                   const char* doc) {
-  Field f;
-  f.name = name;
-  f.section = section;
-  f.kind = FieldKind::Limit;
+  Field f = base_field(name, section, FieldKind::Limit, doc);
   f.lo = lo;
   f.hi = hi;
   f.none_word = none_word;
-  f.doc = doc;
   const std::string nw = none_word;
   f.get = [m, nw, none_value](const Datapath& d) { return num(d.*m, nw, none_value); };
   f.put = [m, nw, none_value](Datapath& d, const std::string& s) {
@@ -103,11 +106,7 @@ Field limit_field(const char* name, const char* section, int Datapath::*m, long 
 }
 
 Field bool_field(const char* name, const char* section, bool Datapath::*m, const char* doc) {
-  Field f;
-  f.name = name;
-  f.section = section;
-  f.kind = FieldKind::Bool;
-  f.doc = doc;
+  Field f = base_field(name, section, FieldKind::Bool, doc);
   f.get = [m](const Datapath& d) { return std::string(d.*m ? "true" : "false"); };
   f.put = [m](Datapath& d, const std::string& s) { d.*m = lower(s) == "true"; };
   f.near = [m](const Datapath& d, int) { return std::vector<std::string>{d.*m ? "false" : "true"}; };
@@ -117,12 +116,8 @@ Field bool_field(const char* name, const char* section, bool Datapath::*m, const
 Field choice_field(const char* name, const char* section, std::vector<std::string> choices,
                    std::function<std::string(const Datapath&)> get,
                    std::function<void(Datapath&, const std::string&)> put, const char* doc) {
-  Field f;
-  f.name = name;
-  f.section = section;
-  f.kind = FieldKind::Choice;
+  Field f = base_field(name, section, FieldKind::Choice, doc);
   f.choices = choices;
-  f.doc = doc;
   f.get = get;
   f.put = put;
   f.near = [choices, get](const Datapath& d, int) {
@@ -135,40 +130,25 @@ Field choice_field(const char* name, const char* section, std::vector<std::strin
 }
 
 Field text_field(const char* name, const char* section, std::string Datapath::*m, const char* doc) {
-  Field f;
-  f.name = name;
-  f.section = section;
-  f.kind = FieldKind::Text;
+  Field f = base_field(name, section, FieldKind::Text, doc);
   f.numeric = false;
-  f.doc = doc;
   f.get = [m](const Datapath& d) { return d.*m; };
   f.put = [m](Datapath& d, const std::string& s) { d.*m = s; };
-  f.near = [](const Datapath&, int) { return std::vector<std::string>{}; };
   return f;
 }
 
 Field format_field(const char* name, Format Datapath::*m, const char* doc) {
-  Field f;
-  f.name = name;
-  f.section = "formats";
-  f.kind = FieldKind::Format;
-  f.doc = doc;
+  Field f = base_field(name, "formats", FieldKind::Format, doc);
   f.choices = format_names();
   f.get = [m](const Datapath& d) { return (d.*m).name; };
   f.put = [m](Datapath& d, const std::string& s) { d.*m = format_by_name(lower(s)); };
-  f.near = [](const Datapath&, int) { return std::vector<std::string>{}; };
   return f;
 }
 
 Field bits_field(const char* name, uint64_t Datapath::*m, const char* doc) {
-  Field f;
-  f.name = name;
-  f.section = "specials";
-  f.kind = FieldKind::Bits;
-  f.doc = doc;
+  Field f = base_field(name, "specials", FieldKind::Bits, doc);
   f.get = [m](const Datapath& d) { return "0x" + to_hex(d.*m); };
   f.put = [m](Datapath& d, const std::string& s) { d.*m = std::strtoull(s.c_str() + 2, nullptr, 16); };
-  f.near = [](const Datapath&, int) { return std::vector<std::string>{}; };
   return f;
 }
 

@@ -273,4 +273,13 @@ std::string to_binary_fixed(i128 x, int frac) {
   return (neg ? "-" : "") + s;
 }
 
+double to_host_double(const Format& f, uint64_t bits) {
+  const Unpacked u = decode(f, bits);
+  if (u.cls == Class::Zero) return u.sign ? -0.0 : 0.0;
+  if (u.cls == Class::Inf) return u.sign ? -HUGE_VAL : HUGE_VAL;
+  if (u.cls == Class::NaN) return u.sign ? -NAN : NAN;
+  const double v = std::ldexp(static_cast<double>(u.sig), u.exp - u.mbits);
+  return u.sign ? -v : v;
+}
+
 }  // namespace mc

@@ -151,5 +151,8 @@ std::string to_hex_bits(const Format& f, uint64_t bits);
 std::string describe(const Format& f, uint64_t bits);
 /// Decimal rendering of the exact value with up to 17 significant digits (display only).
 std::string to_decimal(const Format& f, uint64_t bits);
+/// The value as a host double (exact: every format here fits binary64; Inf and NaN kept).
+/// For statistics, plots and Python arrays only: no model result goes through it.
+double to_host_double(const Format& f, uint64_t bits);
 
 }  // namespace mc
