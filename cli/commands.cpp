@@ -106,9 +106,7 @@ struct DotCmd {
     }
     for (const std::string& x : dps) {
       try {
-        struct stat st{};
-        v.push_back(::stat(x.c_str(), &st) == 0 || x.find(".toml") != std::string::npos ? load_datapath_file(x)
-                                                                                          : preset_by_path(x));
+        v.push_back(datapath_by_name(x));
       } catch (const std::invalid_argument& e) {
         throw UsageError("--dp " + x + ": " + e.what());
       }
@@ -754,9 +752,7 @@ struct ExploreCmd {
     for (const std::string& x : dps) {
       Datapath d;
       try {
-        struct stat st{};
-        d = ::stat(x.c_str(), &st) == 0 || x.find(".toml") != std::string::npos ? load_datapath_file(x)
-                                                                                  : preset_by_path(x);
+        d = datapath_by_name(x);
         if (!dpa.set.empty()) {
           apply_settings(d, dpa.set);
           validate_datapath(d);

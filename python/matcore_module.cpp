@@ -239,8 +239,7 @@ PYBIND11_MODULE(matcore, m) {
       "datapath",
       [](const std::string& name) {
         try {
-          if (name.find(".toml") != std::string::npos) return load_datapath_file(name);
-          return preset_by_path(name);
+          return datapath_by_name(name);
         } catch (const std::exception& e) {
           throw py::value_error(e.what());
         }

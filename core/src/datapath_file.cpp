@@ -5,6 +5,8 @@
 #define TOML_HEADER_ONLY 1
 #include <toml++/toml.h>
 
+#include <sys/stat.h>
+
 #include <fstream>
 #include <sstream>
 
@@ -67,6 +69,13 @@ Datapath preset_by_path(const std::string& name) {
   const std::string type = n.substr(s1 + 1, s2 == std::string::npos ? std::string::npos : s2 - s1 - 1);
   const std::string out = s2 == std::string::npos ? "" : n.substr(s2 + 1);
   return find_preset(arch, type, out, variant);
+}
+
+Datapath datapath_by_name(const std::string& name) {
+  struct stat st{};
+  if (::stat(name.c_str(), &st) == 0 || (name.size() > 5 && name.compare(name.size() - 5, 5, ".toml") == 0))
+    return load_datapath_file(name);
+  return preset_by_path(name);
 }
 
 std::string datapath_to_toml(const Datapath& dp) {

@@ -33,4 +33,8 @@ Datapath load_datapath_file(const std::string& path);
 /// A preset named "arch/type[/out][+variant]" (the `base` key of files).
 Datapath preset_by_path(const std::string& name);
 
+/// A datapath named on a command line (`--dp`, Python's matcore.datapath): a datapath file when
+/// `name` is an existing file or ends in ".toml", else a preset name (preset_by_path).
+Datapath datapath_by_name(const std::string& name);
+
 }  // namespace mc
