@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "matcore/fast.hpp"
 #include "matcore/model.hpp"
 #include "matcore/presets.hpp"
 #include "matcore/sample.hpp"
@@ -48,7 +49,9 @@ double native_rate(int K, double secs) {
   return static_cast<double>(done) / el;
 }
 
-double model_rate(const Datapath& dp, double secs) {
+/// fast: FastDot (the kernels every command uses); else the reference stage path dot().
+double model_rate(const Datapath& dp, double secs, bool fast) {
+  const FastDot fd(dp);
   const SampleSpec s = sample_spec_for(dp);
   const int K = dp.k_default, N = 4096;
   std::mt19937 rng(0);
@@ -66,7 +69,11 @@ double model_rate(const Datapath& dp, double secs) {
   const auto t0 = Clock::now();
   double el = 0;
   do {
-    for (int i = 0; i < N; ++i) acc ^= dot(dp, &a[static_cast<size_t>(i) * K], &b[static_cast<size_t>(i) * K], K, c[i]);
+    if (fast) {
+      for (int i = 0; i < N; ++i) acc ^= fd(&a[static_cast<size_t>(i) * K], &b[static_cast<size_t>(i) * K], K, c[i]);
+    } else {
+      for (int i = 0; i < N; ++i) acc ^= dot(dp, &a[static_cast<size_t>(i) * K], &b[static_cast<size_t>(i) * K], K, c[i]);
+    }
     done += N;
     el = std::chrono::duration<double>(Clock::now() - t0).count();
   } while (el < secs);
@@ -79,19 +86,22 @@ double model_rate(const Datapath& dp, double secs) {
 int main(int argc, char** argv) {
   const double secs = argc > 1 ? std::atof(argv[1]) : 0.3;
   const std::string only = argc > 2 ? argv[2] : "";  // optional: presets whose name contains this
-  std::printf("| preset | variant | k | matcore dots/s/core | native binary32 dots/s/core | ratio |\n");
-  std::printf("|---|---|---|---|---|---|\n");
+  const int reps = argc > 3 ? std::atoi(argv[3]) : 5;  // interleaved runs; the best counts
+  std::printf("| preset | variant | k | kernel | matcore dots/s/core | native binary32 dots/s/core | time ratio | reference stage path dots/s/core | fast / reference |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|\n");
   for (const Datapath& dp : all_presets()) {
     if (!only.empty() && dp.name().find(only) == std::string::npos) continue;
-    // best of three short runs each, interleaved: this machine's speed drifts by up to 3x
+    // best of `reps` short runs each, interleaved: this machine's speed drifts by up to 3x
     // between runs (neighbours on the host), which the best run filters out
-    double m = 0, n = 0;
-    for (int rep = 0; rep < 3; ++rep) {
-      m = std::max(m, model_rate(dp, secs / 3));
-      n = std::max(n, native_rate(dp.k_default, secs / 3));
+    double m = 0, n = 0, r = 0;
+    for (int rep = 0; rep < reps; ++rep) {
+      m = std::max(m, model_rate(dp, secs / reps, true));
+      n = std::max(n, native_rate(dp.k_default, secs / reps));
     }
-    std::printf("| %s | %s | %d | %.3g | %.3g | 1/%.0f |\n", dp.name().c_str(),
-                dp.variant.empty() ? "-" : dp.variant.c_str(), dp.k_default, m, n, n / m);
+    for (int rep = 0; rep < 2; ++rep) r = std::max(r, model_rate(dp, secs / reps, false));
+    std::printf("| %s | %s | %d | %s | %.3g | %.3g | %.1fx | %.3g | %.1fx |\n", dp.name().c_str(),
+                dp.variant.empty() ? "-" : dp.variant.c_str(), dp.k_default, FastDot(dp).strategy(),
+                m, n, n / m, r, m / r);
     std::fflush(stdout);
   }
   return 0;

@@ -13,6 +13,7 @@
 #include "matcore/cli.hpp"
 #include "matcore/exact.hpp"
 #include "matcore/explain.hpp"
+#include "matcore/fast.hpp"
 #include "matcore/explore.hpp"
 #include "matcore/datapath_file.hpp"
 #include "matcore/features.hpp"
@@ -621,8 +622,9 @@ int rtl_trace(const std::vector<std::string>& rest) {
   const std::vector<uint64_t> d = rtl_run(dp, in, out.temp_path());
   out.commit();
   int bad = 0;
+  const FastDot fd(dp);
   for (size_t i = 0; i < xs.size(); ++i) {
-    const uint64_t m = widen_result(dp, dot(dp, xs[i].a.data(), xs[i].b.data(), static_cast<int>(xs[i].a.size()), xs[i].c));
+    const uint64_t m = widen_result(dp, fd(xs[i].a.data(), xs[i].b.data(), static_cast<int>(xs[i].a.size()), xs[i].c));
     std::printf("sample %zu: rtl d = 0x%s, model d = 0x%s%s\n", i, to_hex(d[i]).c_str(), to_hex(m).c_str(),
                 d[i] == m ? "" : "  MISMATCH");
     bad += d[i] != m;

@@ -26,6 +26,7 @@
 #include "matcore/model.hpp"
 #include "matcore/presets.hpp"
 #include "matcore/threads.hpp"
+#include "matcore/fast.hpp"
 #include "matcore/validate.hpp"
 
 namespace py = pybind11;
@@ -148,8 +149,9 @@ U64 py_dot(const Datapath& dp, const py::handle& ah, const py::handle& bh, const
   U64 d(static_cast<py::ssize_t>(N));
   const uint64_t *ap = a.data(), *bp = b.data();
   uint64_t* dp_out = d.mutable_data();
+  const FastDot fd(dp);
   parallel_for(N, threads, [&](size_t i) {
-    dp_out[i] = dot(dp, ap + i * K, bp + i * K, K, cp ? cp[i] : 0);
+    dp_out[i] = fd(ap + i * K, bp + i * K, K, cp ? cp[i] : 0);
   });
   return d;
 }

@@ -21,6 +21,7 @@
 #include <sstream>
 
 #include "hwdata_sets.hpp"
+#include "matcore/fast.hpp"
 #include "matcore/model.hpp"
 #include "matcore/plan.hpp"
 #include "matcore/fields.hpp"
@@ -47,9 +48,10 @@ size_t compare_rtl(const Datapath& dp, const std::vector<Sample>& s, std::string
   for (size_t i = 0; i < s.size(); ++i) in[i] = RtlSample{s[i].a, s[i].b, s[i].c};
   const std::vector<uint64_t> got = rtl_run(dp, in);
   size_t bad = 0;
+  const FastDot fd(dp);
   for (size_t i = 0; i < s.size(); ++i) {
     Trace tr;
-    const uint64_t want = widen_result(dp, dot(dp, s[i].a.data(), s[i].b.data(), static_cast<int>(s[i].a.size()), s[i].c));
+    const uint64_t want = widen_result(dp, fd(s[i].a.data(), s[i].b.data(), static_cast<int>(s[i].a.size()), s[i].c));
     if (got[i] == want) continue;
     if (bad++ == 0 && first) {
       std::ostringstream o;
@@ -282,9 +284,10 @@ TEST(RtlSensitivity, OneParameterAwayDiffers) {
   f23.frac_bits = 23;
   const std::vector<uint64_t> got = rtl_run(f23, in);
   size_t differ = 0, differ_own = 0;
+  const FastDot fd(dp), fd23(f23);
   for (size_t i = 0; i < s.size(); ++i) {
-    differ += got[i] != dot(dp, s[i].a.data(), s[i].b.data(), static_cast<int>(s[i].a.size()), s[i].c);
-    differ_own += got[i] != dot(f23, s[i].a.data(), s[i].b.data(), static_cast<int>(s[i].a.size()), s[i].c);
+    differ += got[i] != fd(s[i].a.data(), s[i].b.data(), static_cast<int>(s[i].a.size()), s[i].c);
+    differ_own += got[i] != fd23(s[i].a.data(), s[i].b.data(), static_cast<int>(s[i].a.size()), s[i].c);
   }
   EXPECT_GT(differ, 100u);
   EXPECT_EQ(differ_own, 0u);  // and it is exactly the changed datapath's model
@@ -300,6 +303,7 @@ TEST_P(RtlAlignNearest, EqualsTheModel) {
   Datapath dp = mc_test::preset_ref(key).dp;
   set_field(dp, "prod_align", mode);
   size_t differ_preset = 0;
+  const FastDot fd(dp), fd_preset(mc_test::preset_ref(key).dp);
   for (const char* strategy : {"expmant", "expmant_sub"}) {
     const std::vector<Sample> s = mc_test::random_samples(dp, strategy, 3000, 9);
     std::vector<RtlSample> in(s.size());
@@ -307,8 +311,8 @@ TEST_P(RtlAlignNearest, EqualsTheModel) {
     const std::vector<uint64_t> got = rtl_run(dp, in);
     for (size_t i = 0; i < s.size(); ++i) {
       const int K = static_cast<int>(s[i].a.size());
-      ASSERT_EQ(got[i], dot(dp, s[i].a.data(), s[i].b.data(), K, s[i].c)) << strategy << " sample " << i;
-      differ_preset += got[i] != dot(mc_test::preset_ref(key).dp, s[i].a.data(), s[i].b.data(), K, s[i].c);
+      ASSERT_EQ(got[i], fd(s[i].a.data(), s[i].b.data(), K, s[i].c)) << strategy << " sample " << i;
+      differ_preset += got[i] != fd_preset(s[i].a.data(), s[i].b.data(), K, s[i].c);
     }
   }
   EXPECT_GT(differ_preset, 100u);

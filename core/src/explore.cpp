@@ -7,6 +7,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "matcore/fast.hpp"
 #include "matcore/fields.hpp"
 #include "matcore/model.hpp"
 #include "matcore/stages.hpp"
@@ -141,6 +142,7 @@ ErrorStats measure_error(const Datapath& dp, int k, const ExploreSpec& spec,
   const RoundOpts ref_round{Rounding::RNE, true, dp.out_prec, false};
   const unsigned nt = static_cast<unsigned>(std::min<uint64_t>(thread_count(spec.threads), chunks ? chunks : 1));
 
+  const FastDot fd(dp);
   run_parallel(nt, [&](unsigned t) {
     std::vector<uint64_t> a(k), b(k);
     std::vector<Product> prods(k);
@@ -153,7 +155,7 @@ ErrorStats measure_error(const Datapath& dp, int k, const ExploreSpec& spec,
       for (uint64_t i = ch * kChunk; i < end; ++i) {
         ++P.n;
         workload_inputs(spec.workload, dp.a_fmt, dp.b_fmt, k, spec.seed, i, a.data(), b.data());
-        const uint64_t d = dot(dp, a.data(), b.data(), k, zero);
+        const uint64_t d = fd(a.data(), b.data(), k, zero);
         bool finite = true;
         double abs_sum = 0;
         for (int j = 0; j < k; ++j) {
@@ -199,7 +201,7 @@ ErrorStats measure_error(const Datapath& dp, int k, const ExploreSpec& spec,
           if (bj != 0 && next_up(dp.a_fmt, a[j], up)) {
             const uint64_t keep = a[j];
             a[j] = up;
-            const double dv2 = to_host_double(out, dot(dp, a.data(), b.data(), k, zero));
+            const double dv2 = to_host_double(out, fd(a.data(), b.data(), k, zero));
             a[j] = keep;
             if (std::isfinite(dv2)) {
               ++P.mono_checked;

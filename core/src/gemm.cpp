@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "matcore/fast.hpp"
 #include "matcore/model.hpp"
 #include "matcore/threads.hpp"
 
@@ -29,6 +30,7 @@ Matrix mfma(const Datapath& dp, const Instruction& in, const Matrix& A, const Ma
             " (got " + std::to_string(C.rows) + " x " + std::to_string(C.cols) + ")");
   Matrix D{nb * M, N, std::vector<uint64_t>(static_cast<size_t>(nb) * M * N)};
   std::vector<uint64_t> a(K), b(K);
+  const FastDot fd(dp);
   for (int blk = 0; blk < nb; ++blk)
     for (int i = 0; i < M; ++i)
       for (int j = 0; j < N; ++j) {
@@ -36,7 +38,7 @@ Matrix mfma(const Datapath& dp, const Instruction& in, const Matrix& A, const Ma
           a[k] = A.at(blk * M + i, k);
           b[k] = B.at(blk * K + k, j);
         }
-        D.at(blk * M + i, j) = dot(dp, a.data(), b.data(), K, C.at(blk * M + i, j));
+        D.at(blk * M + i, j) = fd(a.data(), b.data(), K, C.at(blk * M + i, j));
       }
   return D;
 }
@@ -59,6 +61,7 @@ Matrix gemm(const Datapath& dp, int instr_k, const Matrix& A, const Matrix& B, c
   for (int k = 0; k < K; ++k)
     for (int j = 0; j < N; ++j) Bt[static_cast<size_t>(j) * Kp + k] = B.at(k, j);
   threads = std::min<unsigned>(thread_count(threads), static_cast<unsigned>(std::max(1, M)));
+  const FastDot fd(dp);
   auto work = [&](int r0, int r1) {
     std::vector<uint64_t> a(Kp, 0);
     for (int i = r0; i < r1; ++i) {
@@ -66,7 +69,7 @@ Matrix gemm(const Datapath& dp, int instr_k, const Matrix& A, const Matrix& B, c
       for (int j = 0; j < N; ++j) {
         const uint64_t* bj = &Bt[static_cast<size_t>(j) * Kp];
         uint64_t acc = C.at(i, j);
-        for (int k0 = 0; k0 < Kp; k0 += instr_k) acc = dot(dp, &a[k0], bj + k0, instr_k, acc);
+        for (int k0 = 0; k0 < Kp; k0 += instr_k) acc = fd(&a[k0], bj + k0, instr_k, acc);
         D.at(i, j) = acc;
       }
     }

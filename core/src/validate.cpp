@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "matcore/fast.hpp"
 #include "matcore/model.hpp"
 #include "matcore/output.hpp"
 #include "matcore/threads.hpp"
@@ -56,11 +57,12 @@ uint64_t widen_result(const Datapath& dp, uint64_t r) {
 std::vector<uint64_t> run_samples(const Datapath& dp, const SampleSet& s, unsigned threads,
                                   bool progress) {
   std::vector<uint64_t> got(s.n);
+  const FastDot fd(dp);
   threads = thread_count(threads);
   std::atomic<size_t> done{0};
   auto work = [&](size_t s0, size_t s1) {
     for (size_t i = s0; i < s1; ++i) {
-      got[i] = widen_result(dp, dot(dp, &s.a[i * s.K], &s.b[i * s.K], s.K, s.c[i]));
+      got[i] = widen_result(dp, fd(&s.a[i * s.K], &s.b[i * s.K], s.K, s.c[i]));
       if ((i & 1023) == 1023) done.fetch_add(1024, std::memory_order_relaxed);
     }
   };
@@ -534,6 +536,7 @@ StreamResult stream_grid(const Datapath& dp, const std::string& pa, const std::s
   const int w = stored_width(dp.a_fmt);
   const int dw = stored_width(dp.out_fmt);
   const bool have_d = !pd.empty();
+  const FastDot fd(dp);
   const Mapped ma(pa), mb(pb), mc_(pc);
   std::unique_ptr<Mapped> md(have_d ? new Mapped(pd) : nullptr);
   const Grid ga = grid_of(ma), gb = grid_of(mb), gc = grid_of(mc_);
@@ -596,7 +599,7 @@ StreamResult stream_grid(const Datapath& dp, const std::string& pa, const std::s
             cv = c_operand(dp, c, w, &rounded);
             if (rounded && !pt.c_rounded.count++) pt.c_rounded.first_line = gc.first_line + i;
           }
-          const uint64_t got = widen_result(dp, dot(dp, A.data(), B.data(), K, cv));
+          const uint64_t got = widen_result(dp, fd(A.data(), B.data(), K, cv));
           if (fo) {
             char* q = &text[(i - b0) * ol];
             uint64_t v = got;
@@ -694,6 +697,7 @@ StreamResult stream_general(const Datapath& dp, const std::string& pa, const std
   const int w = stored_width(dp.a_fmt);
   const int dw = stored_width(dp.out_fmt);
   const bool have_d = !pd.empty();
+  const FastDot fd(dp);
   BlockReader ra(pa), rb(pb), rc(pc);
   std::unique_ptr<BlockReader> rd(have_d ? new BlockReader(pd) : nullptr);
   std::unique_ptr<OutputFile> fo(out.empty() ? nullptr : new OutputFile(out));
@@ -771,7 +775,7 @@ StreamResult stream_general(const Datapath& dp, const std::string& pa, const std
         x.C[i] = zero_c ? zero_bits(dp.out_fmt, false) : c_operand(dp, c, w, &rounded);
         x.R[i] = rounded;
         if (have_d) x.D[i] = parse_cd_line(x.bd.data.data() + x.bd.start[i], x.bd.len[i], dw, pd, x.bd.lineno[i]);
-        x.G[i] = widen_result(dp, dot(dp, A, B, K, x.C[i]));
+        x.G[i] = widen_result(dp, fd(A, B, K, x.C[i]));
       }
     } catch (...) {
       x.err[t] = std::current_exception();

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "matcore/fast.hpp"
 #include "matcore/model.hpp"
 #include "matcore/presets.hpp"
 #include "matcore/validate.hpp"
@@ -36,10 +37,12 @@ inline mcsc::DatapathTop& top_for(const std::string& key) {
 
 using mc_test::Sample;
 
-/// Runs the samples through the top (in chunks), compares d and the widened d with mc::dot.
+/// Runs the samples through the top (in chunks), compares d and the widened d with the fast
+/// kernels (mc::FastDot, equal to mc::dot: tb/test_fast.cpp, make bench-check).
 /// Returns the number of mismatches; `first` describes the first one.
 inline size_t compare_with_dot(mcsc::DatapathTop& top, const std::vector<Sample>& s, std::string* first) {
   const mc::Datapath& dp = top.datapath();
+  const mc::FastDot fd(dp);  // the fast kernels (fast.hpp), themselves checked against mc::dot
   size_t bad = 0;
   const size_t chunk = 4096;
   for (size_t base = 0; base < s.size(); base += chunk) {
@@ -58,7 +61,7 @@ inline size_t compare_with_dot(mcsc::DatapathTop& top, const std::vector<Sample>
     }
     for (const mcsc::Done& d : done) {
       const Sample& x = s.at(d.tag);
-      const uint64_t want = mc::dot(dp, x.a.data(), x.b.data(), static_cast<int>(x.a.size()), x.c);
+      const uint64_t want = fd(x.a.data(), x.b.data(), static_cast<int>(x.a.size()), x.c);
       if (d.d == want && d.d32 == mc::widen_result(dp, want)) continue;
       if (first && first->empty()) {
         std::string t = "sample " + std::to_string(d.tag) + ": SystemC 0x" + mc::to_hex_bits(dp.out_fmt, d.d) +

@@ -1,0 +1,70 @@
+// matcore: the fast kernels. A datapath compiled once into a specialised evaluator of
+// d = sum_i a_i*b_i + c that gives the same bits as the reference stage path (model.hpp dot()),
+// several times faster.
+//
+//   FastDot fd(dp);                       // compile: pick the strategy, build the decode tables
+//   uint64_t d = fd(a, b, K, c);          // = dot(dp, a, b, K, c), bit for bit
+//   fd.batch(a, b, c, d, n, K);           // n samples, a and b row-major n x K
+//
+// How it differs from the reference (and why it gives the same bits):
+//  * operands of formats up to 16 bits are decoded by one table lookup (the table is filled by
+//    the reference decode_operand, so DAZ and the NaN encodings are the reference's);
+//  * products, alignment and the multi-term sum use fixed-width integers (64-bit when every
+//    intermediate of the datapath fits 62 bits, 128-bit otherwise), chosen once per datapath
+//    from its widths (frac_bits, partial_frac, c_frac, sum_frac, acc_frac, n_fma);
+//  * the late-c aligner, the odd-even recombination, the normaliser and the rounder are
+//    re-implemented on those integers with the constants of the output format precomputed;
+//  * the pairwise tree (CDNA2) and the exact adder (CDNA1, SFMA) sum in 128-bit integers when
+//    the exponent spread of the terms allows;
+//  * anything rare -- a NaN or an infinity among the inputs, a product that overflows, a pair of
+//    the tree that rounds to infinity, an exponent spread beyond 128 bits -- sends that sample
+//    to the reference dot(), which is therefore the one definition of every special case.
+// `make bench-check` compares the two on 10^7 random samples per preset (bench/bench_check.cpp,
+// docs/performance.md); tb/test_fast.cpp does the same on a smaller count in `make test`.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "matcore/datapath.hpp"
+
+namespace mc {
+
+class FastDot {
+ public:
+  /// Compiles dp (validate_datapath first: throws std::invalid_argument for a bad datapath).
+  explicit FastDot(const Datapath& dp);
+  /// d for one sample: the same contract and the same bits as dot(dp, a, b, K, c).
+  uint64_t operator()(const uint64_t* a, const uint64_t* b, int K, uint64_t c) const;
+  /// d[i] = (*this)(a + i*K, b + i*K, K, c[i]) for i < n.
+  void batch(const uint64_t* a, const uint64_t* b, const uint64_t* c, uint64_t* d, size_t n,
+             int K) const;
+  /// The kernel chosen: "fused/i64", "fused/i128", "pairwise/i128", "exact/i128" or "reference".
+  const char* strategy() const;
+  const Datapath& datapath() const;
+  struct Impl;
+
+ private:
+  std::shared_ptr<const Impl> impl_;
+};
+
+}  // namespace mc
+
+namespace mc {
+
+/// The comparison of FastDot with the reference dot() (make bench-check, tb/test_fast.cpp).
+struct FastCheck {
+  uint64_t samples = 0, mismatches = 0, specials = 0;  ///< specials: samples with a NaN/Inf operand
+  std::string first;  ///< the first mismatch: inputs, fast and reference d in hex, the stages
+};
+
+/// n random samples of dp with k = K (0: dp.k_default), cycling through four draws: exponent-
+/// mantissa sampling over the normal ranges and over the subnormal ranges of sample.hpp
+/// (default_ranges), independent bits (every pattern, NaN and Inf included) and cancelling
+/// pairs (b_{j+1} = -b_j, a_{j+1} = a_j or one ulp apart); in one sample in 8, one operand in
+/// 16 is then replaced by a special value (zeros, max finite, NaN, Inf, smallest subnormal).
+/// Deterministic in `seed`. `specials` counts the samples with a NaN or Inf operand.
+FastCheck check_fast(const Datapath& dp, uint64_t n, uint32_t seed, int K = 0);
+
+}  // namespace mc

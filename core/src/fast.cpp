@@ -1,0 +1,569 @@
+// The fast kernels (fast.hpp). Every function here is a second, fixed-width implementation of a
+// stage of stages.hpp; the reference remains the definition (docs/performance.md, "Fast
+// kernels"). Anything outside a kernel's range returns false and the sample goes to dot().
+#include "matcore/fast.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <vector>
+
+#include "matcore/model.hpp"
+#include "matcore/stages.hpp"
+
+namespace mc {
+
+namespace {
+
+constexpr int kGroupMax = 64;    // validate_datapath: n_fma <= 64
+constexpr int kReorderMax = 512; // pair_interleave reorders K <= this on the stack
+
+// ---------------------------------------------------------------------------------------------
+// Operand decode: one table lookup for formats up to 16 bits.
+//   table entry:  bit 31 special (NaN/Inf) | bit 30 sign | bits 16..27 exp + 2048 | bits 0..15 sig
+struct Op {
+  uint64_t sig;
+  int exp;
+  bool sign;
+  bool special;
+};
+
+struct InFmt {
+  Format f;
+  bool sub_in = true;
+  uint64_t wmask = 0;
+  std::vector<uint32_t> table;  // empty: arithmetic decode (formats over 16 bits)
+
+  void build(const Format& fmt, bool sub) {
+    f = fmt;
+    sub_in = sub;
+    wmask = f.width() >= 64 ? ~uint64_t{0} : (uint64_t{1} << f.width()) - 1;
+    if (f.width() > 16) return;
+    table.resize(size_t{1} << f.width());
+    for (uint64_t x = 0; x < table.size(); ++x) {
+      const Unpacked u = decode_operand(f, x, sub_in);
+      uint32_t e = static_cast<uint32_t>(u.sig) | (static_cast<uint32_t>(u.exp + 2048) << 16);
+      if (u.sign) e |= uint32_t{1} << 30;
+      if (!u.is_finite()) e |= uint32_t{1} << 31;
+      table[x] = e;
+    }
+  }
+  Op get(uint64_t bits) const {
+    if (!table.empty()) {
+      const uint32_t e = table[bits & wmask];
+      return Op{e & 0xffffu, static_cast<int>((e >> 16) & 0xfffu) - 2048, ((e >> 30) & 1) != 0,
+                (e >> 31) != 0};
+    }
+    const Unpacked u = decode_operand(f, bits, sub_in);
+    return Op{u.sig, u.exp, u.sign, !u.is_finite()};
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Rounder on a 64-bit magnitude with the constants of the format precomputed (round_to_format).
+struct RoundK {
+  int p = 0, mbits = 0, emin = 0, emax = 0, bias = 0;
+  Encoding enc = Encoding::IEEE;
+  Rounding mode = Rounding::RNE;
+  bool subn = true, ovf_inf = false, has_inf = true;
+  uint64_t sbit = 0, maxf = 0, inf_p = 0, inf_n = 0, nan_p = 0, nan_n = 0, z_p = 0, z_n = 0;
+  Format f;
+  RoundOpts o;
+
+  void build(const Format& fmt, const RoundOpts& opts) {
+    f = fmt;
+    o = opts;
+    p = o.prec_mbits >= 0 ? o.prec_mbits : f.mbits;
+    mbits = f.mbits;
+    emin = f.emin();
+    emax = f.emax();
+    bias = f.bias;
+    enc = f.enc;
+    mode = o.mode;
+    subn = o.subnormals;
+    ovf_inf = o.overflow_to_inf;
+    has_inf = f.has_inf();
+    sbit = uint64_t{1} << (f.width() - 1);
+    maxf = f.max_finite_bits();
+    if (has_inf) { inf_p = f.inf_bits(false); inf_n = f.inf_bits(true); }
+    nan_p = f.qnan_bits(false);
+    nan_n = f.qnan_bits(true);
+    z_p = zero_bits(f, false);
+    z_n = zero_bits(f, true);
+  }
+  uint64_t zero(bool neg) const { return neg ? z_n : z_p; }
+
+  /// (-1)^sign * mag * 2^lsb rounded; mag != 0.
+  uint64_t round(bool sign, uint64_t mag, int lsb) const {
+    const int msb = 63 - __builtin_clzll(mag);
+    int e = lsb + msb;
+    bool sub = false;
+    if (e < emin) { e = emin; sub = true; }
+    const int sh = e - p - lsb;
+    uint64_t kept;
+    bool rb = false, st = false;
+    if (sh <= 0) {
+      kept = mag << -sh;  // kept < 2^(p+1): exact
+    } else {
+      const int r = sh - 1;
+      uint64_t m;
+      if (r >= 64) { st = true; m = 0; }
+      else { st = (mag & ((uint64_t{1} << r) - 1)) != 0; m = mag >> r; }
+      rb = m & 1;
+      kept = m >> 1;
+    }
+    bool up = false;
+    switch (mode) {
+      case Rounding::RNE: up = rb && (st || (kept & 1)); break;
+      case Rounding::RNA: up = rb; break;
+      case Rounding::RTZ: break;
+      case Rounding::RD: up = sign && (rb || st); break;
+      case Rounding::RU: up = !sign && (rb || st); break;
+    }
+    kept += up;
+    if (kept >> (p + 1)) { kept >>= 1; ++e; sub = false; }
+    if (sub && (kept >> p)) sub = false;
+    if (kept == 0 || (sub && !subn)) return zero(sign);
+    const uint64_t sig = kept << (mbits - p);
+    const uint64_t mmask = (uint64_t{1} << mbits) - 1;
+    if (e > emax || (e == emax && enc == Encoding::FN && (sig & mmask) == mmask)) {
+      const bool to_inf = ovf_inf || mode == Rounding::RNE || mode == Rounding::RNA ||
+                          (mode == Rounding::RU && !sign) || (mode == Rounding::RD && sign);
+      if (to_inf) return has_inf ? (sign ? inf_n : inf_p) : (sign ? nan_n : nan_p);
+      return (sign ? sbit : 0) | maxf;
+    }
+    const uint64_t E = (sub || (sig >> mbits) == 0) ? 0 : static_cast<uint64_t>(e + bias);
+    const uint64_t bits = (sign ? sbit : 0) | (E << mbits) | (sig & mmask);
+    if (enc == Encoding::FNUZ && bits == sbit) return 0;
+    return bits;
+  }
+  /// Signed fixed-point value v * 2^lsb rounded; zero gets `zero_sign`.
+  template <class T>
+  uint64_t round_fixed_t(T v, int lsb, bool zero_sign) const {
+    if (v == 0) return zero(zero_sign);
+    const bool neg = v < 0;
+    const u128 mag = neg ? static_cast<u128>(-static_cast<i128>(v)) : static_cast<u128>(v);
+    if ((mag >> 64) == 0) return round(neg, static_cast<uint64_t>(mag), lsb);
+    return round_to_format(f, Exact{neg, mag, lsb, false}, o);
+  }
+};
+
+}  // namespace
+
+struct FastDot::Impl {
+  Datapath dp;
+  InFmt A, B;
+  RoundK R;      // d
+  RoundK Rprod;  // prod_round_out: RNE to out_fmt
+  RoundK Rc;     // c_final_add
+  int pfrac = 0;       // fraction bits of a product term
+  int raw_frac = 0;    // a.mbits + b.mbits
+  int cmb = 0;         // out_fmt.mbits (fraction bits of c)
+  uint64_t (*fn)(const Impl&, const uint64_t*, const uint64_t*, int, uint64_t) = nullptr;
+  const char* name = "reference";
+};
+
+namespace {
+
+using Impl = FastDot::Impl;
+
+template <class S>
+inline int msb_of(S x) {
+  if constexpr (sizeof(S) == 8) return 63 - __builtin_clzll(x);
+  else return msb_index(x);
+}
+
+/// Product stage (multiply): exact product, overflow to Inf (-> false: reference), optional
+/// rounding to out_fmt. sig == 0 <=> the product is zero.
+template <class S>
+inline bool product(const Impl& I, uint64_t abits, uint64_t bbits, S& sig, int& ex, bool& ng) {
+  const Op x = I.A.get(abits), y = I.B.get(bbits);
+  if (x.special | y.special) return false;
+  ng = x.sign != y.sign;
+  sig = static_cast<S>(x.sig) * static_cast<S>(y.sig);
+  ex = x.exp + y.exp;
+  if (sig == 0) return true;
+  const Datapath& dp = I.dp;
+  if (dp.prod_overflow_exp != kNone && msb_of(sig) + ex - I.raw_frac >= dp.prod_overflow_exp)
+    return false;
+  if (dp.prod_round_out) {
+    uint64_t r;
+    if constexpr (sizeof(S) == 8) r = I.Rprod.round(ng, sig, ex - I.raw_frac);
+    else r = round_to_format(I.Rprod.f, Exact{ng, sig, ex - I.raw_frac, false}, I.Rprod.o);
+    const Unpacked u = decode(dp.out_fmt, r);
+    if (!u.is_finite()) return false;
+    sig = u.sig;
+    ex = u.exp;
+  }
+  return true;
+}
+
+/// Aligner stage (align_term): sig * 2^-s as a signed value, rounded per mode.
+template <class S, class T>
+inline T align_v(S sig, int s, bool neg, AlignRound mode) {
+  constexpr int W = sizeof(S) * 8;
+  if (s <= 0) {
+    const T v = static_cast<T>(sig) << -s;  // below 2^(F+2): fits T (FastDot chooses T)
+    return neg ? -v : v;
+  }
+  S m;
+  bool st;
+  if (s >= W) { m = 0; st = sig != 0; }
+  else { m = sig >> s; st = (sig & ((S{1} << s) - 1)) != 0; }
+  switch (mode) {
+    case AlignRound::Truncate: break;
+    case AlignRound::RD:
+      if (neg) return -static_cast<T>(m) - (st ? 1 : 0);
+      break;
+    case AlignRound::RNE:
+    case AlignRound::RNA:
+      if (st) {
+        const bool guard = s <= W && ((sig >> (s - 1)) & 1);
+        bool below = false;
+        if (s >= 2) below = s - 1 >= W ? sig != 0 : (sig & ((S{1} << (s - 1)) - 1)) != 0;
+        if (guard && (mode == AlignRound::RNA || below || (m & 1))) m += 1;
+      }
+      break;
+  }
+  return neg ? -static_cast<T>(m) : static_cast<T>(m);
+}
+
+/// floor(v / 2^s) (shift_to with RD), s <= 0: exact left shift.
+template <class T>
+inline T shift_rd(T v, int s) {
+  constexpr int W = sizeof(T) * 8;
+  if (s <= 0) return v * (static_cast<T>(1) << -s);
+  if (s >= W - 1) return v < 0 ? -1 : 0;
+  return v >> s;
+}
+
+template <class T>
+inline T shl(T v, int s) { return v * (static_cast<T>(1) << s); }
+
+struct CTerm {
+  uint64_t sig;
+  int exp;
+  bool sign, nz;
+};
+inline bool c_term(const Impl& I, uint64_t cbits, CTerm& c) {
+  const Unpacked u = decode_operand(I.dp.out_fmt, cbits, I.dp.sub_in);
+  if (!u.is_finite()) return false;
+  c = CTerm{u.sig, u.exp, u.sign, u.sig != 0};
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fused multi-term adder (CDNA3, NVIDIA): aligner, adder, [oddeven], [cadd, normaliser], rounder.
+template <class S, class T>
+bool fused_group(const Impl& I, const uint64_t* a, const uint64_t* b, int n, uint64_t cbits,
+                 uint64_t& out) {
+  const Datapath& dp = I.dp;
+  S sig[kGroupMax];
+  int ex[kGroupMax];
+  bool ng[kGroupMax];
+  bool any_nz = false, all_neg = true;
+  for (int i = 0; i < n; ++i) {
+    if (!product<S>(I, a[i], b[i], sig[i], ex[i], ng[i])) return false;
+    any_nz |= sig[i] != 0;
+    all_neg &= ng[i];
+  }
+  CTerm c;
+  if (!c_term(I, cbits, c)) return false;
+  any_nz |= c.nz;
+  all_neg &= c.sign;
+  const bool zs = any_nz ? dp.out_round == Rounding::RD : all_neg;
+  const int F = dp.frac_bits;
+  const AlignRound mode = dp.prod_align;
+
+  if (!dp.late_c) {
+    int e = kNone;
+    for (int i = 0; i < n; ++i)
+      if (sig[i] && ex[i] > e) e = ex[i];
+    if (c.nz) e = std::max(e, c.exp);
+    else if (dp.c_zero_exp != kNone) e = std::max(e, dp.c_zero_exp);
+    if (e == kNone) { out = I.R.zero(zs); return true; }
+    if (dp.emin_lim != kNone && e < dp.emin_lim) e = dp.emin_lim;
+    T s = 0;
+    const int base = e - F + I.pfrac;
+    for (int i = 0; i < n; ++i)
+      if (sig[i]) s += align_v<S, T>(sig[i], base - ex[i], ng[i], mode);
+    if (c.nz) s += align_v<S, T>(static_cast<S>(c.sig), (e - F) - (c.exp - I.cmb), c.sign, mode);
+    out = I.R.round_fixed_t(s, e - F, zs);
+    return true;
+  }
+
+  // Late c: the product sum at its own e_max (S_sum), then the c-aligner.
+  auto psum = [&](int first, int stride, T& v, int& e) {
+    e = kNone;
+    for (int i = first; i < n; i += stride)
+      if (sig[i] && ex[i] > e) e = ex[i];
+    v = 0;
+    if (e == kNone) return;
+    if (dp.emin_lim != kNone && e < dp.emin_lim) e = dp.emin_lim;
+    const int base = e - F + I.pfrac;
+    for (int i = first; i < n; i += stride)
+      if (sig[i]) v += align_v<S, T>(sig[i], base - ex[i], ng[i], mode);
+  };
+  T sv;
+  int se, sf;
+  if (dp.interleave == 2) {
+    T so, sn;
+    int eo, en;
+    psum(0, 2, so, eo);
+    psum(1, 2, sn, en);
+    const int pf = dp.partial_frac;
+    se = std::max(eo, en);
+    sf = pf;
+    sv = 0;
+    if (se != kNone) {
+      if (eo != kNone) sv += shift_rd<T>(so, (se - pf) - (eo - F));
+      if (en != kNone) sv += shift_rd<T>(sn, (se - pf) - (en - F));
+    }
+  } else {
+    psum(0, 1, sv, se);
+    sf = F;
+  }
+  const int e_c = c.nz ? c.exp : dp.c_zero_exp;
+  if (e_c == kNone) {
+    out = se == kNone ? I.R.zero(zs) : I.R.round_fixed_t(sv, se - sf, zs);
+    return true;
+  }
+  const T cv = c.nz ? (c.sign ? -static_cast<T>(c.sig) : static_cast<T>(c.sig)) : T{0};
+  if (se != kNone && se >= e_c) {
+    // c shifted to e_max: RD to c_frac bits (dropped beyond c_drop_gap)
+    T cs = 0;
+    if (c.nz && !(dp.c_drop_gap != kNone && se - e_c > dp.c_drop_gap))
+      cs = shift_rd<T>(cv, (se - dp.c_frac) - (c.exp - I.cmb));
+    const int f = std::max(sf, dp.c_frac);
+    const T acc = shl<T>(sv, f - sf) + shl<T>(cs, f - dp.c_frac);
+    out = I.R.round_fixed_t(acc, se - f, zs);
+    return true;
+  }
+  // e_c > e_max: the product sum shifted to e_c, RD to sum_frac bits; then normalise + RD.
+  T ss = 0;
+  if (se != kNone && sv != 0) ss = shift_rd<T>(sv, (e_c - dp.sum_frac) - (se - sf));
+  const int cf = c.nz ? I.cmb : dp.c_frac;
+  const int f = std::max(dp.sum_frac, cf);
+  T acc = shl<T>(ss, f - dp.sum_frac) + shl<T>(cv, f - cf);
+  int ae = e_c, af = f;
+  if (dp.late_norm_rd) {
+    if (acc != 0) {
+      const u128 mag = acc < 0 ? static_cast<u128>(-static_cast<i128>(acc)) : static_cast<u128>(acc);
+      const int lead = ae - af + msb_index(mag);
+      const int e2 = std::max(lead, I.R.emin);
+      acc = shift_rd<T>(acc, (e2 - dp.acc_frac) - (ae - af));
+      ae = e2;
+    }
+    af = dp.acc_frac;
+  }
+  out = I.R.round_fixed_t(acc, ae - af, zs);
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exact two-term and n-term sums in 128-bit integers (pairwise tree, exact adder, final c).
+struct Term {
+  u128 sig;  // 0: zero
+  int lsb;   // value = sig * 2^lsb
+  bool neg;
+};
+
+/// exact_sum_round over terms, when the range fits 120 bits (false otherwise).
+inline bool sum_round(const RoundK& R, const Term* t, int n, bool zero_sign, uint64_t& out) {
+  int lo = 0, hi = 0;
+  bool any = false;
+  for (int i = 0; i < n; ++i) {
+    if (!t[i].sig) continue;
+    const int h = t[i].lsb + msb_index(t[i].sig);
+    if (!any) { lo = t[i].lsb; hi = h; any = true; continue; }
+    lo = std::min(lo, t[i].lsb);
+    hi = std::max(hi, h);
+  }
+  if (!any) { out = R.zero(zero_sign); return true; }
+  if (hi - lo + 1 + 2 + msb_index(static_cast<u128>(n)) > 120) return false;
+  i128 acc = 0;
+  for (int i = 0; i < n; ++i)
+    if (t[i].sig) {
+      const i128 v = static_cast<i128>(t[i].sig << (t[i].lsb - lo));
+      acc += t[i].neg ? -v : v;
+    }
+  out = R.round_fixed_t(acc, lo, R.mode == Rounding::RD);
+  return true;
+}
+
+inline bool zero_sign_of(const Datapath& dp, const Term* t, int n) {
+  bool all_zero = true, all_neg = true;
+  for (int i = 0; i < n; ++i) {
+    all_zero &= t[i].sig == 0;
+    all_neg &= t[i].neg;
+  }
+  return all_zero ? all_neg : dp.out_round == Rounding::RD;
+}
+
+inline bool term_of(const Format& f, uint64_t bits, Term& t) {
+  const Unpacked u = decode(f, bits);
+  if (!u.is_finite()) return false;
+  t = Term{u.sig, u.exp - u.mbits, u.sign};
+  return true;
+}
+
+/// Pairwise tree (CDNA2): fl(p1+p2), ..., then fl(c + tree); a level that rounds to Inf goes
+/// to the reference (its Inf meets the other terms there).
+template <class S>
+bool pairwise_group(const Impl& I, const uint64_t* a, const uint64_t* b, int n, uint64_t cbits,
+                    uint64_t& out) {
+  if (n == 0) return false;
+  const Datapath& dp = I.dp;
+  Term lv[kGroupMax];
+  for (int i = 0; i < n; ++i) {
+    S sig;
+    int ex;
+    bool ng;
+    if (!product<S>(I, a[i], b[i], sig, ex, ng)) return false;
+    lv[i] = Term{static_cast<u128>(sig), ex - I.pfrac, ng};
+  }
+  CTerm ct;
+  if (!c_term(I, cbits, ct)) return false;
+  const Term c{ct.sig, ct.exp - I.cmb, ct.sign};
+  int m = n;
+  while (m > 1) {
+    int k = 0;
+    for (int i = 0; i + 1 < m; i += 2) {
+      uint64_t r;
+      if (!sum_round(I.R, &lv[i], 2, zero_sign_of(dp, &lv[i], 2), r)) return false;
+      if (!term_of(dp.out_fmt, r, lv[k++])) return false;
+    }
+    if (m & 1) lv[k++] = lv[m - 1];
+    m = k;
+  }
+  const Term two[2] = {c, lv[0]};
+  return sum_round(I.R, two, 2, zero_sign_of(dp, two, 2), out);
+}
+
+/// Exact adder (CDNA1, SFMA): the products and c summed exactly, one rounding.
+template <class S>
+bool exact_group(const Impl& I, const uint64_t* a, const uint64_t* b, int n, uint64_t cbits,
+                 uint64_t& out) {
+  const Datapath& dp = I.dp;
+  Term t[kGroupMax + 1];
+  for (int i = 0; i < n; ++i) {
+    S sig;
+    int ex;
+    bool ng;
+    if (!product<S>(I, a[i], b[i], sig, ex, ng)) return false;
+    t[i] = Term{static_cast<u128>(sig), ex - I.pfrac, ng};
+  }
+  CTerm c;
+  if (!c_term(I, cbits, c)) return false;
+  t[n] = Term{c.sig, c.exp - I.cmb, c.sign};
+  return sum_round(I.R, t, n + 1, zero_sign_of(dp, t, n + 1), out);
+}
+
+/// add_c_final: d = fl(acc + c) with c_final_round.
+inline bool c_final(const Impl& I, uint64_t acc, uint64_t cbits, uint64_t& out) {
+  Term two[2];
+  if (!term_of(I.dp.out_fmt, acc, two[0])) return false;
+  CTerm c;
+  if (!c_term(I, cbits, c)) return false;
+  two[1] = Term{c.sig, c.exp - I.cmb, c.sign};
+  bool all_zero = !two[0].sig && !two[1].sig;
+  const bool zs = all_zero ? (two[0].neg && two[1].neg) : I.dp.out_round == Rounding::RD;
+  return sum_round(I.Rc, two, 2, zs, out);
+}
+
+using GroupFn = bool (*)(const Impl&, const uint64_t*, const uint64_t*, int, uint64_t, uint64_t&);
+
+/// dot(): the k order, the chaining of groups through c, the final c addition; any group that
+/// leaves its kernel's range sends the whole sample to the reference.
+template <GroupFn G>
+uint64_t dot_with(const Impl& I, const uint64_t* a, const uint64_t* b, int K, uint64_t c) {
+  const Datapath& dp = I.dp;
+  const uint64_t* pa = a;
+  const uint64_t* pb = b;
+  uint64_t ra[kReorderMax], rb[kReorderMax];
+  if (dp.pair_interleave && K > 2) {
+    if (K > kReorderMax) return dot(dp, a, b, K, c);
+    int j = 0;
+    for (int pass = 0; pass < 2; ++pass)
+      for (int k = 0; k < K; ++k)
+        if (((k >> 1) & 1) == pass) { ra[j] = a[k]; rb[j] = b[k]; ++j; }
+    pa = ra;
+    pb = rb;
+  }
+  uint64_t acc = dp.c_final_add ? I.R.z_p : c;
+  const int g = dp.n_fma;
+  for (int k0 = 0; k0 < K || k0 == 0; k0 += g) {
+    const int n = K - k0 < g ? K - k0 : g;
+    if (!G(I, pa + k0, pb + k0, n < 0 ? 0 : n, acc, acc)) return dot(dp, a, b, K, c);
+    if (K == 0) break;
+  }
+  if (dp.c_final_add && !c_final(I, acc, c, acc)) return dot(dp, a, b, K, c);
+  return acc;
+}
+
+uint64_t reference_dot(const Impl& I, const uint64_t* a, const uint64_t* b, int K, uint64_t c) {
+  return dot(I.dp, a, b, K, c);
+}
+
+int clog2(int x) {
+  int r = 0;
+  while ((1 << r) < x) ++r;
+  return r;
+}
+
+}  // namespace
+
+FastDot::FastDot(const Datapath& dp) {
+  validate_datapath(dp);
+  auto I = std::make_shared<Impl>();
+  I->dp = dp;
+  I->A.build(dp.a_fmt, dp.sub_in);
+  I->B.build(dp.b_fmt, dp.sub_in);
+  I->R.build(dp.out_fmt, out_opts(dp));
+  I->Rprod.build(dp.out_fmt, RoundOpts{Rounding::RNE, dp.sub_out, -1, false});
+  I->Rc.build(dp.out_fmt, RoundOpts{dp.c_final_round, dp.sub_out, -1, false});
+  I->raw_frac = dp.a_fmt.mbits + dp.b_fmt.mbits;
+  I->cmb = dp.out_fmt.mbits;
+  I->pfrac = dp.prod_round_out ? I->cmb : I->raw_frac;
+  const bool wide_prod = I->raw_frac + 2 > 64;
+  switch (dp.adder) {
+    case AdderKind::Fused: {
+      const int w = std::max({dp.frac_bits, dp.partial_frac, dp.c_frac, dp.sum_frac, dp.acc_frac,
+                              I->cmb});
+      const bool narrow = w + clog2(dp.n_fma + 2) + 4 <= 62;
+      if (narrow) {
+        I->fn = wide_prod ? &dot_with<fused_group<u128, int64_t>> : &dot_with<fused_group<uint64_t, int64_t>>;
+        I->name = "fused/i64";
+      } else {
+        I->fn = wide_prod ? &dot_with<fused_group<u128, i128>> : &dot_with<fused_group<uint64_t, i128>>;
+        I->name = "fused/i128";
+      }
+      break;
+    }
+    case AdderKind::Pairwise:
+      I->fn = wide_prod ? &dot_with<pairwise_group<u128>> : &dot_with<pairwise_group<uint64_t>>;
+      I->name = "pairwise/i128";
+      break;
+    case AdderKind::Exact:
+      I->fn = wide_prod ? &dot_with<exact_group<u128>> : &dot_with<exact_group<uint64_t>>;
+      I->name = "exact/i128";
+      break;
+  }
+  if (!I->fn) I->fn = &reference_dot;
+  impl_ = std::move(I);
+}
+
+uint64_t FastDot::operator()(const uint64_t* a, const uint64_t* b, int K, uint64_t c) const {
+  return impl_->fn(*impl_, a, b, K, c);
+}
+
+void FastDot::batch(const uint64_t* a, const uint64_t* b, const uint64_t* c, uint64_t* d,
+                    size_t n, int K) const {
+  const Impl& I = *impl_;
+  for (size_t i = 0; i < n; ++i)
+    d[i] = I.fn(I, a + i * static_cast<size_t>(K), b + i * static_cast<size_t>(K), K, c[i]);
+}
+
+const char* FastDot::strategy() const { return impl_->name; }
+const Datapath& FastDot::datapath() const { return impl_->dp; }
+
+}  // namespace mc

@@ -1,0 +1,109 @@
+// check_fast (fast.hpp): FastDot against the reference dot() on random samples.
+#include <algorithm>
+#include <random>
+#include <sstream>
+#include <vector>
+
+#include "matcore/fast.hpp"
+#include "matcore/model.hpp"
+#include "matcore/sample.hpp"
+
+namespace mc {
+
+namespace {
+
+std::vector<uint64_t> specials(const Format& f) {
+  std::vector<uint64_t> v = {zero_bits(f, false), zero_bits(f, true), f.max_finite_bits(),
+                             f.max_finite_bits() | (uint64_t{1} << (f.width() - 1)),
+                             f.qnan_bits(false), 1, (uint64_t{1} << (f.width() - 1)) | 1};
+  if (f.has_inf()) {
+    v.push_back(f.inf_bits(false));
+    v.push_back(f.inf_bits(true));
+  }
+  return v;
+}
+
+struct Drawer {
+  std::mt19937_64 g;
+  explicit Drawer(uint32_t seed) : g(seed) {}
+  uint64_t bits(const Format& f) {
+    const uint64_t m = f.width() >= 64 ? ~uint64_t{0} : (uint64_t{1} << f.width()) - 1;
+    return g() & m;
+  }
+  uint64_t expmant(const Format& f, int lo, int hi) {
+    lo = std::max(lo, f.emin() - f.mbits - 2);
+    hi = std::min(hi, f.emax());
+    if (hi < lo) hi = lo;
+    const int e = lo + static_cast<int>(g() % static_cast<uint64_t>(hi - lo + 1));
+    const int ub = f.mbits + 1 > 24 ? 53 : 32;
+    const uint64_t u = g() & ((uint64_t{1} << ub) - 1);
+    return draw_expmant(f, e, u, ub);
+  }
+};
+
+}  // namespace
+
+FastCheck check_fast(const Datapath& dp, uint64_t n, uint32_t seed, int K) {
+  if (K <= 0) K = dp.k_default;
+  const FastDot fd(dp);
+  Drawer D(seed);
+  SampleSpec sn = sample_spec_for(dp, false), ss = sample_spec_for(dp, true);
+  const auto sa = specials(dp.a_fmt), sb = specials(dp.b_fmt), sc = specials(dp.out_fmt);
+  std::vector<uint64_t> a(static_cast<size_t>(K)), b(a.size());
+  FastCheck r;
+  for (uint64_t i = 0; i < n; ++i) {
+    const int kind = static_cast<int>(i % 4);
+    const SampleSpec& sp = kind == 1 ? ss : sn;
+    uint64_t c;
+    if (kind == 2) {
+      for (int k = 0; k < K; ++k) { a[k] = D.bits(dp.a_fmt); b[k] = D.bits(dp.b_fmt); }
+      c = D.bits(dp.out_fmt);
+    } else {
+      for (int k = 0; k < K; ++k) {
+        a[k] = D.expmant(dp.a_fmt, sp.ea_lo, sp.ea_hi);
+        b[k] = D.expmant(dp.b_fmt, sp.eb_lo, sp.eb_hi);
+      }
+      c = D.expmant(dp.out_fmt, sp.ec_lo, sp.ec_hi);
+      if (kind == 3) {
+        // cancellation: neighbouring products of nearly equal magnitude and opposite sign
+        for (int k = 0; k + 1 < K; k += 2) {
+          a[k + 1] = a[k] ^ (D.g() & 1);
+          b[k + 1] = b[k] ^ (uint64_t{1} << (dp.b_fmt.width() - 1));
+        }
+      }
+    }
+    if (D.g() % 8 == 0) {  // one sample in 8: specials injected, one operand in 16
+      for (int k = 0; k < K; ++k) {
+        if (D.g() % 16 == 0) a[k] = sa[D.g() % sa.size()];
+        if (D.g() % 16 == 0) b[k] = sb[D.g() % sb.size()];
+      }
+      if (D.g() % 16 == 0) c = sc[D.g() % sc.size()];
+    }
+    bool special = !decode(dp.out_fmt, c).is_finite();
+    for (int k = 0; k < K; ++k)
+      special |= !decode(dp.a_fmt, a[k]).is_finite() || !decode(dp.b_fmt, b[k]).is_finite();
+    r.specials += special;
+    const uint64_t want = dot(dp, a.data(), b.data(), K, c);
+    const uint64_t got = fd(a.data(), b.data(), K, c);
+    ++r.samples;
+    if (got != want) {
+      if (r.mismatches++ == 0) {
+        std::ostringstream o;
+        o << dp.name() << (dp.variant.empty() ? "" : " " + dp.variant) << " (" << fd.strategy()
+          << ") sample " << i << ": fast d = 0x" << to_hex_bits(dp.out_fmt, got)
+          << ", reference d = 0x" << to_hex_bits(dp.out_fmt, want) << "\n  a =";
+        for (int k = 0; k < K; ++k) o << ' ' << to_hex_bits(dp.a_fmt, a[k]);
+        o << "\n  b =";
+        for (int k = 0; k < K; ++k) o << ' ' << to_hex_bits(dp.b_fmt, b[k]);
+        o << "\n  c = " << to_hex_bits(dp.out_fmt, c) << "\n  reference stages:\n";
+        Trace t;
+        dot(dp, a.data(), b.data(), K, c, &t);
+        for (const auto& row : t.rows) o << "    " << row.first << " = " << row.second << "\n";
+        r.first = o.str();
+      }
+    }
+  }
+  return r;
+}
+
+}  // namespace mc

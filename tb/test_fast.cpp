@@ -1,0 +1,110 @@
+// The fast kernels (core/src/fast.cpp) against the reference stage path: every preset and its
+// binary16-output variant, and random datapath designs over the field table's ranges (every
+// adder kind, frac_bits up to 100 for the 128-bit path, every alignment rounding, late and
+// early c, odd-even, floors, FTZ/DAZ, reduced output precision). `make bench-check` runs the
+// same comparison on 10^7 samples per preset.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "matcore/fast.hpp"
+#include "matcore/fields.hpp"
+#include "matcore/model.hpp"
+#include "preset_refs.hpp"
+
+using namespace mc;
+
+namespace {
+
+class FastPreset : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FastPreset, SameBitsAsTheReference) {
+  const Datapath& dp = mc_test::preset_ref(GetParam()).dp;
+  const FastCheck r = check_fast(dp, 4000, 7);
+  EXPECT_EQ(r.samples, 4000u);
+  EXPECT_GT(r.specials, 40u);  // NaN/Inf operands really were there
+  EXPECT_LT(r.specials, 2000u);  // and most samples reach the kernels
+  EXPECT_EQ(r.mismatches, 0u) << r.first;
+  // k that is not a multiple of n_fma, and k = 1
+  for (int K : {dp.n_fma + 3, 1}) {
+    const FastCheck q = check_fast(dp, 500, 8, K);
+    EXPECT_EQ(q.mismatches, 0u) << "K=" << K << "\n" << q.first;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, FastPreset, ::testing::ValuesIn(mc_test::preset_keys()),
+                         [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
+
+TEST(FastKernel, StrategiesOfThePresets) {
+  // the families go to the kernels the issue names: fused in 64-bit integers, the CDNA2 trees
+  // and the CDNA1 exact sums in 128-bit ones; none is left to the reference
+  EXPECT_STREQ(FastDot(find_preset("mi300x", "fp16")).strategy(), "fused/i64");
+  EXPECT_STREQ(FastDot(find_preset("h100", "e4m3", "", "mma.sync")).strategy(), "fused/i64");
+  EXPECT_STREQ(FastDot(find_preset("mi250", "fp16")).strategy(), "pairwise/i128");
+  EXPECT_STREQ(FastDot(find_preset("mi100", "fp16")).strategy(), "exact/i128");
+  Datapath wide = find_preset("h100", "fp16");
+  wide.frac_bits = 100;
+  EXPECT_STREQ(FastDot(wide).strategy(), "fused/i128");
+}
+
+TEST(FastKernel, RandomDesigns) {
+  // random values of the numerical fields on random presets; designs validate_datapath refuses
+  // are skipped (counted)
+  std::mt19937 g(20261203u);
+  const auto& presets = all_presets();
+  int run = 0, refused = 0;
+  for (int i = 0; i < 400; ++i) {
+    Datapath dp = presets[g() % presets.size()];
+    auto pick = [&](std::initializer_list<const char*> v) { return std::string(*(v.begin() + g() % v.size())); };
+    set_field(dp, "frac_bits", std::to_string(g() % 4 == 0 ? 60 + g() % 41 : 3 + g() % 40));
+    set_field(dp, "prod_align", pick({"truncate", "rd", "rne", "rna"}));
+    if (dp.adder == AdderKind::Fused) {
+      set_field(dp, "late_c", pick({"true", "false"}));
+      set_field(dp, "interleave", pick({"1", "2"}));
+      set_field(dp, "n_fma", std::to_string(1 + g() % 32));
+      set_field(dp, "c_frac", std::to_string(10 + g() % 40));
+      set_field(dp, "sum_frac", std::to_string(10 + g() % 40));
+      set_field(dp, "acc_frac", std::to_string(10 + g() % 40));
+      set_field(dp, "partial_frac", std::to_string(10 + g() % 40));
+      set_field(dp, "c_drop_gap", pick({"none", "5", "30"}));
+      set_field(dp, "late_norm_rd", pick({"true", "false"}));
+      set_field(dp, "emin_lim", pick({"none", "-133", "-20"}));
+      set_field(dp, "c_zero_exp", pick({"none", "-126", "-10"}));
+    }
+    set_field(dp, "out_round", pick({"rne", "rtz", "rd", "ru", "rna"}));
+    set_field(dp, "sub_in", pick({"true", "false"}));
+    set_field(dp, "sub_out", pick({"true", "false"}));
+    set_field(dp, "overflow_to_inf", pick({"true", "false"}));
+    set_field(dp, "prod_overflow_exp", pick({"none", "128", "20"}));
+    set_field(dp, "prod_round_out", pick({"false", "false", "true"}));
+    set_field(dp, "out_prec", pick({"all", "all", "13"}));
+    set_field(dp, "pair_interleave", pick({"false", "true"}));
+    set_field(dp, "c_final_add", pick({"false", "true"}));
+    try {
+      validate_datapath(dp);
+    } catch (const std::invalid_argument&) {
+      ++refused;
+      continue;
+    }
+    ++run;
+    const FastCheck r = check_fast(dp, 600, 100 + i, 1 + static_cast<int>(g() % 40));
+    ASSERT_EQ(r.mismatches, 0u) << "design " << i << ":\n" << r.first;
+  }
+  std::printf("random designs: %d run, %d refused by validate_datapath\n", run, refused);
+  EXPECT_GT(run, 300);
+}
+
+TEST(FastKernel, BatchEqualsOneByOne) {
+  const Datapath dp = find_preset("mi300x", "e4m3fnuz");
+  const FastDot fd(dp);
+  std::mt19937 g(3);
+  const int K = 32, n = 200;
+  std::vector<uint64_t> a(n * K), b(n * K), c(n), d(n);
+  for (auto& x : a) x = g() & 0xff;
+  for (auto& x : b) x = g() & 0xff;
+  for (auto& x : c) x = g();
+  fd.batch(a.data(), b.data(), c.data(), d.data(), n, K);
+  for (int i = 0; i < n; ++i) ASSERT_EQ(d[i], dot(dp, &a[i * K], &b[i * K], K, c[i])) << i;
+}
+
+}  // namespace
