@@ -12,6 +12,7 @@
 
 #include "matcore/cli.hpp"
 #include "matcore/exact.hpp"
+#include "matcore/dist.hpp"
 #include "matcore/explain.hpp"
 #include "matcore/fast.hpp"
 #include "matcore/explore.hpp"
@@ -286,7 +287,7 @@ struct ValidateCmd : FileArgs {
     return report(dp, validate_files(dp, a, b, c, d, k, zero_c, threads, show, true));
   }
   int report(const Datapath& dp, const StreamResult& r) const {
-    if (r.c_rounded.count) std::fprintf(stderr, "note: %s\n", r.c_rounded.note(c, dp).c_str());
+    if (r.c_rounded.count && dist::rank() == 0) std::fprintf(stderr, "note: %s\n", r.c_rounded.note(c, dp).c_str());
     const Format& df = stored_out(dp);
     for (const StreamMismatch& m : r.first) {
       // (explain --mismatches reads the model engine's lines: keep "model ... hardware")
@@ -464,6 +465,7 @@ struct RunCmd : FileArgs {
     check_not_input(d, "--d", {a, b, c});
     const Datapath dp = dpa.resolve();
     const StreamResult r = stream_files(dp, a, b, c, "", d, k, zero_c, threads, 0, true);
+    if (dist::rank() != 0) return 0;  // under mpirun rank 0 reports
     if (r.c_rounded.count) std::fprintf(stderr, "note: %s\n", r.c_rounded.note(c, dp).c_str());
     std::fprintf(stderr, "wrote d of %llu samples (%s) to %s\n", static_cast<unsigned long long>(r.n),
                  dp.name().c_str(), d.c_str());
@@ -810,11 +812,14 @@ struct ExploreCmd {
     spec.threads = threads;
     spec.monotonic = !no_mono;
     if (cost)
-      for (Config& c : cf) {
-        std::fprintf(stderr, "cost of %s %s %s (yosys) ...\n", c.label.c_str(), c.s1.c_str(), c.s2.c_str());
-        c.nand2 = rtl_cost(c.dp).nand2;
+      for (Config& c : cf) {  // under mpirun: rank 0 runs yosys, the others take its figure
+        if (dist::rank() == 0) {
+          std::fprintf(stderr, "cost of %s %s %s (yosys) ...\n", c.label.c_str(), c.s1.c_str(), c.s2.c_str());
+          c.nand2 = rtl_cost(c.dp).nand2;
+        }
+        c.nand2 = std::stod(dist::broadcast(std::to_string(c.nand2)));
       }
-    const bool tty = ::isatty(2);
+    const bool tty = ::isatty(2) && dist::rank() == 0;
     const uint64_t total = static_cast<uint64_t>(n) * kv.size() * cf.size();
     uint64_t before = 0;
     std::string rows = "datapath,sweep1,sweep2,k,workload,n,finite,rms_rel,max_rel,mean_rel,mean_ulp,mean_abs_ulp,"
@@ -854,6 +859,7 @@ struct ExploreCmd {
         for (int i = 0; i < kUlpBins; ++i) rows += (i ? ";" : "") + std::to_string(e.ulp_hist[i]);
         rows += "\n";
       }
+    if (dist::rank() != 0) return 0;  // rank 0 writes the files (every rank holds the same rows)
     if (!csv.empty()) {
       OutputFile f(csv);
       f.write(rows);

@@ -150,8 +150,11 @@ U64 py_dot(const Datapath& dp, const py::handle& ah, const py::handle& bh, const
   const uint64_t *ap = a.data(), *bp = b.data();
   uint64_t* dp_out = d.mutable_data();
   const FastDot fd(dp);
-  parallel_for(N, threads, [&](size_t i) {
-    dp_out[i] = fd(ap + i * K, bp + i * K, K, cp ? cp[i] : 0);
+  std::vector<uint64_t> zeros(cp ? 0 : std::min<size_t>(N, 1024), 0);
+  const size_t chunks = (N + 1023) / 1024;
+  parallel_for(chunks, threads, [&](size_t ch) {  // the fast kernels' batch: 1024 samples a task
+    const size_t i = ch * 1024, m = std::min<size_t>(1024, N - i);
+    fd.batch(ap + i * K, bp + i * K, cp ? cp + i : zeros.data(), dp_out + i, m, K);
   });
   return d;
 }

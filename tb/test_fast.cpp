@@ -5,6 +5,7 @@
 // same comparison on 10^7 samples per preset.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <random>
 
 #include "matcore/fast.hpp"
@@ -92,6 +93,23 @@ TEST(FastKernel, RandomDesigns) {
   }
   std::printf("random designs: %d run, %d refused by validate_datapath\n", run, refused);
   EXPECT_GT(run, 300);
+}
+
+// Every instruction set's lane kernel (the CPU permitting: a set it lacks falls back to the next
+// one down) on the fused presets, against the reference.
+TEST(FastKernel, EveryLaneKernel) {
+  for (const char* isa : {"generic", "avx2", "avx512"}) {
+    ::setenv("MATCORE_LANES", isa, 1);
+    for (const char* name : {"mi300x/fp16", "mi300x/e5m2fnuz,e4m3fnuz", "h100/fp16", "b200/e4m3"}) {
+      const std::string s = name;
+      const Datapath dp = find_preset(s.substr(0, s.find('/')), s.substr(s.find('/') + 1));
+      const FastCheck r = check_fast(dp, 3000, 21);
+      EXPECT_EQ(r.mismatches, 0u) << isa << "\n" << r.first;
+      EXPECT_STRNE(FastDot(dp).lanes(), "none");
+    }
+  }
+  ::unsetenv("MATCORE_LANES");
+  EXPECT_STREQ(FastDot(find_preset("mi250", "fp16")).lanes(), "none");  // pairwise: one by one
 }
 
 TEST(FastKernel, BatchEqualsOneByOne) {

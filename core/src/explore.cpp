@@ -6,7 +6,9 @@
 #include <cstring>
 #include <mutex>
 #include <sstream>
+#include <type_traits>
 
+#include "matcore/dist.hpp"
 #include "matcore/fast.hpp"
 #include "matcore/fields.hpp"
 #include "matcore/model.hpp"
@@ -143,13 +145,18 @@ ErrorStats measure_error(const Datapath& dp, int k, const ExploreSpec& spec,
   const unsigned nt = static_cast<unsigned>(std::min<uint64_t>(thread_count(spec.threads), chunks ? chunks : 1));
 
   const FastDot fd(dp);
+  // under mpirun each rank measures its share of the chunks; the chunks' partial sums are then
+  // combined on every rank in chunk order, as one process combines them (same bits)
+  uint64_t ch_lo = 0, ch_hi = chunks;
+  dist::share(chunks, ch_lo, ch_hi);
+  next = ch_lo;
   run_parallel(nt, [&](unsigned t) {
     std::vector<uint64_t> a(k), b(k);
     std::vector<Product> prods(k);
     const uint64_t zero = zero_bits(out, false);
     for (;;) {
       const uint64_t ch = next.fetch_add(1);
-      if (ch >= chunks) break;
+      if (ch >= ch_hi) break;
       Partial& P = parts[ch];
       const uint64_t end = std::min(spec.n, (ch + 1) * kChunk);
       for (uint64_t i = ch * kChunk; i < end; ++i) {
@@ -222,6 +229,16 @@ ErrorStats measure_error(const Datapath& dp, int k, const ExploreSpec& spec,
   ErrorStats s;
   double rel = 0, rel2 = 0, ulp = 0, abs_ulp = 0, nw = 0, nw2 = 0;
   uint64_t nw_n = 0;
+  if (dist::size() > 1) {
+    static_assert(std::is_trivially_copyable<Partial>::value, "Partial travels as bytes");
+    const std::string mine(reinterpret_cast<const char*>(parts.data() + ch_lo), (ch_hi - ch_lo) * sizeof(Partial));
+    const std::vector<std::string> all = dist::allgather(mine);
+    size_t at = 0;
+    for (const std::string& part : all) {
+      std::memcpy(static_cast<void*>(parts.data() + at), part.data(), part.size());
+      at += part.size() / sizeof(Partial);
+    }
+  }
   for (const Partial& P : parts) {
     s.n += P.n;
     s.finite += P.finite;

@@ -4,11 +4,14 @@
 #include "matcore/fast.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
 #include <vector>
 
 #include "matcore/model.hpp"
 #include "matcore/stages.hpp"
+#include "fast_align.hpp"
+#include "fast_lanes.hpp"
 
 namespace mc {
 
@@ -18,7 +21,7 @@ constexpr int kGroupMax = 64;    // validate_datapath: n_fma <= 64
 constexpr int kReorderMax = 512; // pair_interleave reorders K <= this on the stack
 
 // ---------------------------------------------------------------------------------------------
-// Operand decode: one table lookup for formats up to 16 bits.
+// Operand decode: one table lookup for 8-bit formats, branch-free arithmetic for wider ones.
 //   table entry:  bit 31 special (NaN/Inf) | bit 30 sign | bits 16..27 exp + 2048 | bits 0..15 sig
 struct Op {
   uint64_t sig;
@@ -31,13 +34,19 @@ struct InFmt {
   Format f;
   bool sub_in = true;
   uint64_t wmask = 0;
-  std::vector<uint32_t> table;  // empty: arithmetic decode (formats over 16 bits)
+  std::vector<uint32_t> table;  // empty: arithmetic decode (formats over 8 bits)
 
   void build(const Format& fmt, bool sub) {
     f = fmt;
     sub_in = sub;
     wmask = f.width() >= 64 ? ~uint64_t{0} : (uint64_t{1} << f.width()) - 1;
-    if (f.width() > 16) return;
+    mbits = f.mbits;
+    width = f.width();
+    bias = f.bias;
+    top = (uint64_t{1} << f.ebits) - 1;
+    mmask = (uint64_t{1} << f.mbits) - 1;
+    enc = f.enc;
+    if (f.width() > 8) return;  // a 2^16-entry table of fp16 misses the cache: arithmetic decode
     table.resize(size_t{1} << f.width());
     for (uint64_t x = 0; x < table.size(); ++x) {
       const Unpacked u = decode_operand(f, x, sub_in);
@@ -53,9 +62,23 @@ struct InFmt {
       return Op{e & 0xffffu, static_cast<int>((e >> 16) & 0xfffu) - 2048, ((e >> 30) & 1) != 0,
                 (e >> 31) != 0};
     }
-    const Unpacked u = decode_operand(f, bits, sub_in);
-    return Op{u.sig, u.exp, u.sign, !u.is_finite()};
+    // decode_operand without branches on the class (formats over 8 bits)
+    const uint64_t E = (bits >> mbits) & top, M = bits & mmask;
+    const bool sign = (bits >> (width - 1)) & 1;
+    bool special;
+    switch (enc) {
+      case Encoding::IEEE: special = E == top; break;
+      case Encoding::FN: special = E == top && M == mmask; break;
+      default: special = sign && E == 0 && M == 0; break;
+    }
+    const bool normal = E != 0;
+    const uint64_t sig = normal ? (M | (uint64_t{1} << mbits)) : (sub_in ? M : 0);
+    const int exp = normal ? static_cast<int>(E) - bias : 1 - bias;
+    return Op{sig, exp, sign, special};
   }
+  int mbits = 0, width = 0, bias = 0;
+  uint64_t top = 0, mmask = 0;
+  Encoding enc = Encoding::IEEE;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -160,11 +183,18 @@ struct FastDot::Impl {
   int cmb = 0;         // out_fmt.mbits (fraction bits of c)
   uint64_t (*fn)(const Impl&, const uint64_t*, const uint64_t*, int, uint64_t) = nullptr;
   const char* name = "reference";
+  // batch(): the fused multiplier/aligner/adder on lanes::kLanes samples at once (fast_lanes.hpp)
+  lanes::LaneParams LP;
+  void (*lane_group)(const lanes::LaneParams&, const uint64_t*, const uint64_t*, size_t, const int*,
+                     const uint64_t*, int, lanes::LaneOut&) = nullptr;
+  const char* lane_isa = "none";
 };
 
 namespace {
 
 using Impl = FastDot::Impl;
+using fastk::align_v;
+using fastk::shift_rd;
 
 template <class S>
 inline int msb_of(S x) {
@@ -197,45 +227,6 @@ inline bool product(const Impl& I, uint64_t abits, uint64_t bbits, S& sig, int& 
   return true;
 }
 
-/// Aligner stage (align_term): sig * 2^-s as a signed value, rounded per mode.
-template <class S, class T>
-inline T align_v(S sig, int s, bool neg, AlignRound mode) {
-  constexpr int W = sizeof(S) * 8;
-  if (s <= 0) {
-    const T v = static_cast<T>(sig) << -s;  // below 2^(F+2): fits T (FastDot chooses T)
-    return neg ? -v : v;
-  }
-  S m;
-  bool st;
-  if (s >= W) { m = 0; st = sig != 0; }
-  else { m = sig >> s; st = (sig & ((S{1} << s) - 1)) != 0; }
-  switch (mode) {
-    case AlignRound::Truncate: break;
-    case AlignRound::RD:
-      if (neg) return -static_cast<T>(m) - (st ? 1 : 0);
-      break;
-    case AlignRound::RNE:
-    case AlignRound::RNA:
-      if (st) {
-        const bool guard = s <= W && ((sig >> (s - 1)) & 1);
-        bool below = false;
-        if (s >= 2) below = s - 1 >= W ? sig != 0 : (sig & ((S{1} << (s - 1)) - 1)) != 0;
-        if (guard && (mode == AlignRound::RNA || below || (m & 1))) m += 1;
-      }
-      break;
-  }
-  return neg ? -static_cast<T>(m) : static_cast<T>(m);
-}
-
-/// floor(v / 2^s) (shift_to with RD), s <= 0: exact left shift.
-template <class T>
-inline T shift_rd(T v, int s) {
-  constexpr int W = sizeof(T) * 8;
-  if (s <= 0) return v * (static_cast<T>(1) << -s);
-  if (s >= W - 1) return v < 0 ? -1 : 0;
-  return v >> s;
-}
-
 template <class T>
 inline T shl(T v, int s) { return v * (static_cast<T>(1) << s); }
 
@@ -249,6 +240,62 @@ inline bool c_term(const Impl& I, uint64_t cbits, CTerm& c) {
   if (!u.is_finite()) return false;
   c = CTerm{u.sig, u.exp, u.sign, u.sig != 0};
   return true;
+}
+
+/// The late-c part of the fused adder for one sample: the odd-even recombination (interleave 2),
+/// the c-aligner with its round-downs, the normaliser and the rounder. so/eo: the product sum
+/// (or the odd one) at its e_max with F fraction bits (eo = kNone: no nonzero product); sn/en:
+/// the even one (interleave 2).
+template <class T>
+uint64_t late_tail(const Impl& I, T so, int eo, T sn, int en, const CTerm& c, bool zs) {
+  const Datapath& dp = I.dp;
+  const int F = dp.frac_bits;
+  T sv;
+  int se, sf;
+  if (dp.interleave == 2) {
+    const int pf = dp.partial_frac;
+    se = std::max(eo, en);
+    sf = pf;
+    sv = 0;
+    if (se != kNone) {
+      if (eo != kNone) sv += shift_rd<T>(so, (se - pf) - (eo - F));
+      if (en != kNone) sv += shift_rd<T>(sn, (se - pf) - (en - F));
+    }
+  } else {
+    sv = so;
+    se = eo;
+    sf = F;
+  }
+  const int e_c = c.nz ? c.exp : dp.c_zero_exp;
+  if (e_c == kNone) return se == kNone ? I.R.zero(zs) : I.R.round_fixed_t(sv, se - sf, zs);
+  const T cv = c.nz ? (c.sign ? -static_cast<T>(c.sig) : static_cast<T>(c.sig)) : T{0};
+  if (se != kNone && se >= e_c) {
+    // c shifted to e_max: RD to c_frac bits (dropped beyond c_drop_gap)
+    T cs = 0;
+    if (c.nz && !(dp.c_drop_gap != kNone && se - e_c > dp.c_drop_gap))
+      cs = shift_rd<T>(cv, (se - dp.c_frac) - (c.exp - I.cmb));
+    const int f = std::max(sf, dp.c_frac);
+    const T acc = shl<T>(sv, f - sf) + shl<T>(cs, f - dp.c_frac);
+    return I.R.round_fixed_t(acc, se - f, zs);
+  }
+  // e_c > e_max: the product sum shifted to e_c, RD to sum_frac bits; then normalise + RD.
+  T ss = 0;
+  if (se != kNone && sv != 0) ss = shift_rd<T>(sv, (e_c - dp.sum_frac) - (se - sf));
+  const int cf = c.nz ? I.cmb : dp.c_frac;
+  const int f = std::max(dp.sum_frac, cf);
+  T acc = shl<T>(ss, f - dp.sum_frac) + shl<T>(cv, f - cf);
+  int ae = e_c, af = f;
+  if (dp.late_norm_rd) {
+    if (acc != 0) {
+      const u128 mag = acc < 0 ? static_cast<u128>(-static_cast<i128>(acc)) : static_cast<u128>(acc);
+      const int lead = ae - af + msb_index(mag);
+      const int e2 = std::max(lead, I.R.emin);
+      acc = shift_rd<T>(acc, (e2 - dp.acc_frac) - (ae - af));
+      ae = e2;
+    }
+    af = dp.acc_frac;
+  }
+  return I.R.round_fixed_t(acc, ae - af, zs);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -303,59 +350,15 @@ bool fused_group(const Impl& I, const uint64_t* a, const uint64_t* b, int n, uin
     for (int i = first; i < n; i += stride)
       if (sig[i]) v += align_v<S, T>(sig[i], base - ex[i], ng[i], mode);
   };
-  T sv;
-  int se, sf;
+  T so = 0, sn = 0;
+  int eo, en = kNone;
   if (dp.interleave == 2) {
-    T so, sn;
-    int eo, en;
     psum(0, 2, so, eo);
     psum(1, 2, sn, en);
-    const int pf = dp.partial_frac;
-    se = std::max(eo, en);
-    sf = pf;
-    sv = 0;
-    if (se != kNone) {
-      if (eo != kNone) sv += shift_rd<T>(so, (se - pf) - (eo - F));
-      if (en != kNone) sv += shift_rd<T>(sn, (se - pf) - (en - F));
-    }
   } else {
-    psum(0, 1, sv, se);
-    sf = F;
+    psum(0, 1, so, eo);
   }
-  const int e_c = c.nz ? c.exp : dp.c_zero_exp;
-  if (e_c == kNone) {
-    out = se == kNone ? I.R.zero(zs) : I.R.round_fixed_t(sv, se - sf, zs);
-    return true;
-  }
-  const T cv = c.nz ? (c.sign ? -static_cast<T>(c.sig) : static_cast<T>(c.sig)) : T{0};
-  if (se != kNone && se >= e_c) {
-    // c shifted to e_max: RD to c_frac bits (dropped beyond c_drop_gap)
-    T cs = 0;
-    if (c.nz && !(dp.c_drop_gap != kNone && se - e_c > dp.c_drop_gap))
-      cs = shift_rd<T>(cv, (se - dp.c_frac) - (c.exp - I.cmb));
-    const int f = std::max(sf, dp.c_frac);
-    const T acc = shl<T>(sv, f - sf) + shl<T>(cs, f - dp.c_frac);
-    out = I.R.round_fixed_t(acc, se - f, zs);
-    return true;
-  }
-  // e_c > e_max: the product sum shifted to e_c, RD to sum_frac bits; then normalise + RD.
-  T ss = 0;
-  if (se != kNone && sv != 0) ss = shift_rd<T>(sv, (e_c - dp.sum_frac) - (se - sf));
-  const int cf = c.nz ? I.cmb : dp.c_frac;
-  const int f = std::max(dp.sum_frac, cf);
-  T acc = shl<T>(ss, f - dp.sum_frac) + shl<T>(cv, f - cf);
-  int ae = e_c, af = f;
-  if (dp.late_norm_rd) {
-    if (acc != 0) {
-      const u128 mag = acc < 0 ? static_cast<u128>(-static_cast<i128>(acc)) : static_cast<u128>(acc);
-      const int lead = ae - af + msb_index(mag);
-      const int e2 = std::max(lead, I.R.emin);
-      acc = shift_rd<T>(acc, (e2 - dp.acc_frac) - (ae - af));
-      ae = e2;
-    }
-    af = dp.acc_frac;
-  }
-  out = I.R.round_fixed_t(acc, ae - af, zs);
+  out = late_tail<T>(I, so, eo, sn, en, c, zs);
   return true;
 }
 
@@ -510,6 +513,32 @@ int clog2(int x) {
   return r;
 }
 
+/// The lane kernel of the best instruction set this CPU has; MATCORE_LANES=generic|avx2|avx512
+/// picks one (tests, benchmarks), MATCORE_LANES=off disables them (batch() then runs sample by
+/// sample).
+void pick_lanes(Impl& I) {
+  const char* env = std::getenv("MATCORE_LANES");
+  const std::string want = env ? env : "";
+  if (want == "off") return;
+#if defined(MATCORE_LANES_X86)
+  const bool has512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw");
+  const bool has2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
+  if (has512 && (want.empty() || want == "avx512")) {
+    I.lane_group = &lanes::avx512::group;
+    I.lane_isa = "avx512";
+    return;
+  }
+  if (has2 && (want.empty() || want == "avx2" || want == "avx512")) {
+    I.lane_group = &lanes::avx2::group;
+    I.lane_isa = "avx2";
+    return;
+  }
+#endif
+  I.lane_group = &lanes::generic::group;
+  I.lane_isa = "generic";
+}
+
 }  // namespace
 
 FastDot::FastDot(const Datapath& dp) {
@@ -549,6 +578,38 @@ FastDot::FastDot(const Datapath& dp) {
       break;
   }
   if (!I->fn) I->fn = &reference_dot;
+  // batch(): the lane kernels for fused datapaths in 64-bit integers with products of at most
+  // 24 x 24 bits
+  if (std::string(I->name) == "fused/i64" && !dp.prod_round_out && dp.a_fmt.width() <= 32 &&
+      dp.b_fmt.width() <= 32 && dp.a_fmt.mbits <= 23 && dp.b_fmt.mbits <= 23) {
+    auto lf = [](const Format& f, bool sub) {
+      lanes::LaneFmt x;
+      x.mbits = static_cast<uint32_t>(f.mbits);
+      x.top = (uint64_t{1} << f.ebits) - 1;
+      x.mmask = (uint64_t{1} << f.mbits) - 1;
+      x.sign_shift = static_cast<uint32_t>(f.width() - 1);
+      x.bias = f.bias;
+      x.enc = f.enc == Encoding::IEEE ? 0 : f.enc == Encoding::FN ? 1 : 2;
+      x.sub_in = sub;
+      return x;
+    };
+    lanes::LaneParams& P = I->LP;
+    P.a = lf(dp.a_fmt, dp.sub_in);
+    P.b = lf(dp.b_fmt, dp.sub_in);
+    P.c = lf(dp.out_fmt, dp.sub_in);
+    P.raw_frac = I->raw_frac;
+    P.ovf_on = dp.prod_overflow_exp != kNone;
+    P.ovf = dp.prod_overflow_exp;
+    P.F = dp.frac_bits;
+    P.lim_on = dp.emin_lim != kNone;
+    P.emin_lim = dp.emin_lim;
+    P.czero_on = dp.c_zero_exp != kNone;
+    P.c_zero_exp = dp.c_zero_exp;
+    P.late_c = dp.late_c;
+    P.inter2 = dp.late_c && dp.interleave == 2;
+    P.mode = static_cast<int>(dp.prod_align);
+    pick_lanes(*I);
+  }
   impl_ = std::move(I);
 }
 
@@ -559,11 +620,72 @@ uint64_t FastDot::operator()(const uint64_t* a, const uint64_t* b, int K, uint64
 void FastDot::batch(const uint64_t* a, const uint64_t* b, const uint64_t* c, uint64_t* d,
                     size_t n, int K) const {
   const Impl& I = *impl_;
-  for (size_t i = 0; i < n; ++i)
-    d[i] = I.fn(I, a + i * static_cast<size_t>(K), b + i * static_cast<size_t>(K), K, c[i]);
+  const size_t Ks = static_cast<size_t>(K);
+  if (!I.lane_group || K <= 0) {
+    for (size_t i = 0; i < n; ++i) d[i] = I.fn(I, a + i * Ks, b + i * Ks, K, c[i]);
+    return;
+  }
+  const Datapath& dp = I.dp;
+  constexpr int L = lanes::kLanes;
+  // the k order (pair_interleave: k mod 4 in {0,1} first, then {2,3}), as dot()
+  std::vector<int> order;
+  order.reserve(Ks);
+  if (dp.pair_interleave && K > 2) {
+    for (int pass = 0; pass < 2; ++pass)
+      for (int k = 0; k < K; ++k)
+        if (((k >> 1) & 1) == pass) order.push_back(k);
+  } else {
+    for (int k = 0; k < K; ++k) order.push_back(k);
+  }
+  // the last, partial block of samples is copied into zero-padded rows
+  std::vector<uint64_t> padA, padB;
+  alignas(64) uint64_t C[L], acc[L];
+  bool ref[L];
+  lanes::LaneOut o;
+  const int g = dp.n_fma, F = dp.frac_bits;
+  for (size_t i0 = 0; i0 < n; i0 += L) {
+    const int m = static_cast<int>(std::min<size_t>(L, n - i0));
+    const uint64_t* pa = a + i0 * Ks;
+    const uint64_t* pb = b + i0 * Ks;
+    if (m < L) {
+      padA.assign(static_cast<size_t>(L) * Ks, 0);
+      padB.assign(padA.size(), 0);
+      std::copy(pa, pa + m * Ks, padA.begin());
+      std::copy(pb, pb + m * Ks, padB.begin());
+      pa = padA.data();
+      pb = padB.data();
+    }
+    for (int l = 0; l < L; ++l) {
+      acc[l] = l < m && !dp.c_final_add ? c[i0 + l] : I.R.z_p;
+      ref[l] = false;
+    }
+    for (int k0 = 0; k0 < K; k0 += g) {
+      const int nn = std::min(g, K - k0);
+      for (int l = 0; l < L; ++l) C[l] = acc[l];
+      I.lane_group(I.LP, pa, pb, Ks, order.data() + k0, C, nn, o);
+      for (int l = 0; l < m; ++l) {
+        if (ref[l]) continue;
+        if (o.bad[l]) { ref[l] = true; continue; }
+        const bool zs = o.any_nz[l] ? dp.out_round == Rounding::RD : o.all_neg[l] != 0;
+        if (!dp.late_c) {
+          acc[l] = o.e[0][l] == kNone ? I.R.zero(zs) : I.R.round_fixed_t<int64_t>(o.v[0][l], o.e[0][l] - F, zs);
+        } else {
+          const CTerm ct{o.c_sig[l], o.c_exp[l], o.c_neg[l] != 0, o.c_sig[l] != 0};
+          acc[l] = late_tail<int64_t>(I, o.v[0][l], o.e[0][l], o.v[1][l], o.e[1][l], ct, zs);
+        }
+      }
+    }
+    for (int l = 0; l < m; ++l) {
+      const size_t i = i0 + l;
+      uint64_t r = acc[l];
+      if (!ref[l] && dp.c_final_add && !c_final(I, acc[l], c[i], r)) ref[l] = true;
+      d[i] = ref[l] ? dot(dp, a + i * Ks, b + i * Ks, K, c[i]) : r;
+    }
+  }
 }
 
 const char* FastDot::strategy() const { return impl_->name; }
+const char* FastDot::lanes() const { return impl_->lane_isa; }
 const Datapath& FastDot::datapath() const { return impl_->dp; }
 
 }  // namespace mc

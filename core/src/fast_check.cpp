@@ -51,6 +51,41 @@ FastCheck check_fast(const Datapath& dp, uint64_t n, uint32_t seed, int K) {
   const auto sa = specials(dp.a_fmt), sb = specials(dp.b_fmt), sc = specials(dp.out_fmt);
   std::vector<uint64_t> a(static_cast<size_t>(K)), b(a.size());
   FastCheck r;
+  // samples are checked in chunks: one by one (operator()) and as a batch (the lane kernels)
+  constexpr size_t kChunk = 1024;
+  std::vector<uint64_t> A, B, Cs, Dout(kChunk);
+  uint64_t first_index = 0;
+  auto flush = [&] {
+    const size_t m = Cs.size();
+    fd.batch(A.data(), B.data(), Cs.data(), Dout.data(), m, K);
+    for (size_t j = 0; j < m; ++j) {
+      const uint64_t* pa = &A[j * static_cast<size_t>(K)];
+      const uint64_t* pb = &B[j * static_cast<size_t>(K)];
+      const uint64_t want = dot(dp, pa, pb, K, Cs[j]);
+      const uint64_t got = fd(pa, pb, K, Cs[j]);
+      ++r.samples;
+      if (got == want && Dout[j] == want) continue;
+      if (r.mismatches++ == 0) {
+        std::ostringstream o;
+        o << dp.name() << (dp.variant.empty() ? "" : " " + dp.variant) << " (" << fd.strategy()
+          << ", lanes " << fd.lanes() << ") sample " << first_index + j << ": fast d = 0x"
+          << to_hex_bits(dp.out_fmt, got) << ", batch d = 0x" << to_hex_bits(dp.out_fmt, Dout[j])
+          << ", reference d = 0x" << to_hex_bits(dp.out_fmt, want) << "\n  a =";
+        for (int k = 0; k < K; ++k) o << ' ' << to_hex_bits(dp.a_fmt, pa[k]);
+        o << "\n  b =";
+        for (int k = 0; k < K; ++k) o << ' ' << to_hex_bits(dp.b_fmt, pb[k]);
+        o << "\n  c = " << to_hex_bits(dp.out_fmt, Cs[j]) << "\n  reference stages:\n";
+        Trace t;
+        dot(dp, pa, pb, K, Cs[j], &t);
+        for (const auto& row : t.rows) o << "    " << row.first << " = " << row.second << "\n";
+        r.first = o.str();
+      }
+    }
+    first_index += m;
+    A.clear();
+    B.clear();
+    Cs.clear();
+  };
   for (uint64_t i = 0; i < n; ++i) {
     const int kind = static_cast<int>(i % 4);
     const SampleSpec& sp = kind == 1 ? ss : sn;
@@ -83,25 +118,10 @@ FastCheck check_fast(const Datapath& dp, uint64_t n, uint32_t seed, int K) {
     for (int k = 0; k < K; ++k)
       special |= !decode(dp.a_fmt, a[k]).is_finite() || !decode(dp.b_fmt, b[k]).is_finite();
     r.specials += special;
-    const uint64_t want = dot(dp, a.data(), b.data(), K, c);
-    const uint64_t got = fd(a.data(), b.data(), K, c);
-    ++r.samples;
-    if (got != want) {
-      if (r.mismatches++ == 0) {
-        std::ostringstream o;
-        o << dp.name() << (dp.variant.empty() ? "" : " " + dp.variant) << " (" << fd.strategy()
-          << ") sample " << i << ": fast d = 0x" << to_hex_bits(dp.out_fmt, got)
-          << ", reference d = 0x" << to_hex_bits(dp.out_fmt, want) << "\n  a =";
-        for (int k = 0; k < K; ++k) o << ' ' << to_hex_bits(dp.a_fmt, a[k]);
-        o << "\n  b =";
-        for (int k = 0; k < K; ++k) o << ' ' << to_hex_bits(dp.b_fmt, b[k]);
-        o << "\n  c = " << to_hex_bits(dp.out_fmt, c) << "\n  reference stages:\n";
-        Trace t;
-        dot(dp, a.data(), b.data(), K, c, &t);
-        for (const auto& row : t.rows) o << "    " << row.first << " = " << row.second << "\n";
-        r.first = o.str();
-      }
-    }
+    A.insert(A.end(), a.begin(), a.end());
+    B.insert(B.end(), b.begin(), b.end());
+    Cs.push_back(c);
+    if (Cs.size() == kChunk || i + 1 == n) flush();
   }
   return r;
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "matcore/mt19937.hpp"
+#include "matcore/dist.hpp"
 #include "matcore/output.hpp"
 #include "matcore/threads.hpp"
 #include "matcore/vectors.hpp"
@@ -401,10 +402,16 @@ uint64_t write_samples(const SampleSpec& s, const std::string& dir, unsigned thr
                lc = static_cast<size_t>(dc + 1);
   // Each file is written to a temporary beside it and the three are renamed into place
   // together at the end: an interrupted or failed run leaves no a/b/c that passes for complete.
-  OutputFile fa(dir + "/a.txt"), fb(dir + "/b.txt"), fc(dir + "/c.txt");
-  OutputFile* out[3] = {&fa, &fb, &fc};
+  // Under mpirun (dist.hpp) every rank writes the lines of its own samples [lo, hi) into the
+  // temporaries rank 0 created; the random stream is one sequence in file order, so each rank
+  // draws it from the start and converts only its samples (drawing is the cheap part).
+  dist::SharedOutput fa(dir + "/a.txt"), fb(dir + "/b.txt"), fc(dir + "/c.txt");
+  dist::SharedOutput* out[3] = {&fa, &fb, &fc};
   auto put = [&](int i, const char* p, size_t n, uint64_t off) { out[i]->pwrite(p, n, off); };
-  for (int i = 0; i < 3; ++i) put(i, hdr, hlen, 0);
+  if (dist::rank() == 0)
+    for (int i = 0; i < 3; ++i) put(i, hdr, hlen, 0);
+  uint64_t lo = 0, hi = s.N;
+  dist::share(s.N, lo, hi);
 
   Mt19937 g(s.seed);
   const int ua = sig_bits(s.a_fmt), ub = sig_bits(s.b_fmt), uc = sig_bits(s.c_fmt);
@@ -423,7 +430,7 @@ uint64_t write_samples(const SampleSpec& s, const std::string& dir, unsigned thr
   Buf buf[2];
   std::vector<std::string> text(threads);
   std::vector<std::exception_ptr> err(threads);
-  const bool tty = progress && isatty(fileno(stderr)) && s.N >= 100000;
+  const bool tty = progress && isatty(fileno(stderr)) && s.N >= 100000 && dist::rank() == 0;
   const bool bits = s.strategy == Strategy::Bits;
 
   WordSource src(g);
@@ -510,19 +517,22 @@ uint64_t write_samples(const SampleSpec& s, const std::string& dir, unsigned thr
   // threads would serialise on its inode lock in the kernel). More threads: each makes a range
   // of samples for all three files (the conversion then scales; the writes share the locks).
   auto convert_all = [&](const Buf& b) {
+    // this rank's samples of the chunk: [j0, j1)
+    const uint64_t j0 = std::max(lo, b.first) - b.first, j1 = std::min(hi, b.first + b.n) - b.first;
+    if (j0 >= j1) return;
     if (threads == 1) {
-      convert_part(b, 0, 0, b.n, 7);
+      convert_part(b, 0, j0, j1, 7);
       return;
     }
     if (threads == 2) {
       run_parallel(2, [&](unsigned t) {
-        if (t) convert_part(b, 1u, 0, b.n, 6);
-        else convert_part(b, 0, 0, b.n, 1);
+        if (t) convert_part(b, 1u, j0, j1, 6);
+        else convert_part(b, 0, j0, j1, 1);
       });
     } else {
-      const uint64_t sub = (b.n + threads - 1) / threads;
+      const uint64_t sub = (j1 - j0 + threads - 1) / threads;
       run_parallel(threads, [&](unsigned t) {
-        const uint64_t i0 = std::min(b.n, t * sub), i1 = std::min(b.n, i0 + sub);
+        const uint64_t i0 = std::min(j1, j0 + t * sub), i1 = std::min(j1, i0 + sub);
         if (i0 < i1) convert_part(b, t, i0, i1, 7);
       });
     }
@@ -535,7 +545,7 @@ uint64_t write_samples(const SampleSpec& s, const std::string& dir, unsigned thr
   };
   int cur = 0;
   try {
-    for (uint64_t base = 0; base < s.N; base += chunk) {
+    for (uint64_t base = 0; base < hi; base += chunk) {
       draw(buf[cur], base, std::min(chunk, s.N - base));
       settle();
       const Buf* bp = &buf[cur];
@@ -550,7 +560,7 @@ uint64_t write_samples(const SampleSpec& s, const std::string& dir, unsigned thr
     throw;
   }
   if (tty) std::fprintf(stderr, "\r%60s\r", "");
-  commit_all({&fa, &fb, &fc});
+  dist::SharedOutput::commit_all({&fa, &fb, &fc});
   return s.N;
 }
 

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "matcore/dist.hpp"
 #include "matcore/fast.hpp"
 #include "matcore/model.hpp"
 #include "matcore/output.hpp"
@@ -61,9 +62,11 @@ std::vector<uint64_t> run_samples(const Datapath& dp, const SampleSet& s, unsign
   threads = thread_count(threads);
   std::atomic<size_t> done{0};
   auto work = [&](size_t s0, size_t s1) {
-    for (size_t i = s0; i < s1; ++i) {
-      got[i] = widen_result(dp, fd(&s.a[i * s.K], &s.b[i * s.K], s.K, s.c[i]));
-      if ((i & 1023) == 1023) done.fetch_add(1024, std::memory_order_relaxed);
+    for (size_t i = s0; i < s1; i += 1024) {
+      const size_t e = std::min(s1, i + 1024);
+      fd.batch(&s.a[i * s.K], &s.b[i * s.K], &s.c[i], &got[i], e - i, s.K);
+      for (size_t j = i; j < e; ++j) got[j] = widen_result(dp, got[j]);
+      done.fetch_add(e - i, std::memory_order_relaxed);
     }
   };
   const size_t chunk = (s.n + threads - 1) / threads;
@@ -529,6 +532,72 @@ inline bool strict_cd(const HexPairTable& t, const char* p, size_t len, int widt
 
 struct GiveUp {};  // the grid engine cannot take these files: use the general engine
 
+// A StreamResult as bytes (MPI: the ranks' results gathered on every rank).
+void put64(std::string& s, uint64_t v) { s.append(reinterpret_cast<const char*>(&v), 8); }
+uint64_t get64(const std::string& s, size_t& at) {
+  uint64_t v = 0;
+  std::memcpy(&v, s.data() + at, 8);
+  at += 8;
+  return v;
+}
+std::string encode_result(const StreamResult& r) {
+  std::string s;
+  put64(s, r.n);
+  put64(s, r.mismatches);
+  put64(s, static_cast<uint64_t>(r.K));
+  put64(s, r.c_rounded.count);
+  put64(s, r.c_rounded.first_line);
+  put64(s, r.first.size());
+  for (const StreamMismatch& m : r.first) {
+    for (uint64_t v : {m.index, m.line, m.d_line, m.got, m.want, m.c, static_cast<uint64_t>(m.a.size()),
+                       static_cast<uint64_t>(m.b.size())})
+      put64(s, v);
+    for (uint64_t v : m.a) put64(s, v);
+    for (uint64_t v : m.b) put64(s, v);
+  }
+  return s;
+}
+StreamResult decode_result(const std::string& s) {
+  StreamResult r;
+  size_t at = 0;
+  r.n = get64(s, at);
+  r.mismatches = get64(s, at);
+  r.K = static_cast<int>(get64(s, at));
+  r.c_rounded.count = get64(s, at);
+  r.c_rounded.first_line = get64(s, at);
+  r.first.resize(get64(s, at));
+  for (StreamMismatch& m : r.first) {
+    m.index = get64(s, at);
+    m.line = get64(s, at);
+    m.d_line = get64(s, at);
+    m.got = get64(s, at);
+    m.want = get64(s, at);
+    m.c = get64(s, at);
+    m.a.resize(get64(s, at));
+    m.b.resize(get64(s, at));
+    for (uint64_t& v : m.a) v = get64(s, at);
+    for (uint64_t& v : m.b) v = get64(s, at);
+  }
+  return r;
+}
+/// The ranks' results of their sample ranges as the result of one process: counts summed, the
+/// first mismatches and the first rounded c in sample order (rank r's samples precede r+1's).
+StreamResult merge_ranks(const StreamResult& mine, size_t keep) {
+  if (dist::size() == 1) return mine;
+  StreamResult res;
+  for (const std::string& part : dist::allgather(encode_result(mine))) {
+    StreamResult r = decode_result(part);
+    res.n = r.n;
+    res.K = r.K;
+    res.mismatches += r.mismatches;
+    if (r.c_rounded.count && !res.c_rounded.count) res.c_rounded.first_line = r.c_rounded.first_line;
+    res.c_rounded.count += r.c_rounded.count;
+    for (StreamMismatch& m : r.first)
+      if (res.first.size() < keep) res.first.push_back(std::move(m));
+  }
+  return res;
+}
+
 /// The grid engine; throws GiveUp when the files are not all well-formed grids.
 StreamResult stream_grid(const Datapath& dp, const std::string& pa, const std::string& pb,
                          const std::string& pc, const std::string& pd, const std::string& out,
@@ -554,7 +623,10 @@ StreamResult stream_grid(const Datapath& dp, const std::string& pa, const std::s
     throw GiveUp{};
   threads = thread_count(threads);
 
-  std::unique_ptr<OutputFile> fo(out.empty() ? nullptr : new OutputFile(out));
+  // under mpirun: this rank's samples [lo, hi) and its byte ranges of the output (dist.hpp)
+  uint64_t lo = 0, hi = n;
+  dist::share(n, lo, hi);
+  std::unique_ptr<dist::SharedOutput> fo(out.empty() ? nullptr : new dist::SharedOutput(out));
   const size_t ol = static_cast<size_t>(dw / 4 + 1);
 
   const HexPairTable& hp = hex_pairs();
@@ -569,18 +641,23 @@ StreamResult stream_grid(const Datapath& dp, const std::string& pa, const std::s
   std::vector<Part> parts(threads);
   auto work = [&](unsigned t, uint64_t i0, uint64_t i1) {
     Part& pt = parts[t];
-    std::vector<uint64_t> A(K), B(K);
+    // a block of samples is parsed, then evaluated by the fast kernels' batch (SIMD lanes),
+    // then written and compared
+    const uint64_t block = 1024;
+    std::vector<uint64_t> AB(block * static_cast<size_t>(K)), BB(AB.size()), CB(block), DB(block), GB(block);
     std::string text;
-    const uint64_t block = 4096;
     try {
       for (uint64_t b0 = i0; b0 < i1 && !give_up.load(std::memory_order_relaxed); b0 += block) {
         const uint64_t b1 = std::min(i1, b0 + block);
         text.resize((b1 - b0) * ol);
         for (uint64_t i = b0; i < b1; ++i) {
+          const size_t j = static_cast<size_t>(i - b0);
+          uint64_t* A = &AB[j * static_cast<size_t>(K)];
+          uint64_t* B = &BB[j * static_cast<size_t>(K)];
           const char* la = la0 + i * ga.len;
           const char* lb = mb.p + gb.off + i * gb.len;
           uint64_t c = 0, d = 0;
-          if (!strict_ab(hp, la, K, fa.digits, A.data()) || !strict_ab(hp, lb, K, fb.digits, B.data()) ||
+          if (!strict_ab(hp, la, K, fa.digits, A) || !strict_ab(hp, lb, K, fb.digits, B) ||
               !strict_cd(hp, mc_.p + gc.off + i * gc.len, gc.len, w, c) ||
               (have_d && !strict_cd(hp, md->p + gd.off + i * gd.len, gd.len, dw, d))) {
             give_up = true;
@@ -599,11 +676,17 @@ StreamResult stream_grid(const Datapath& dp, const std::string& pa, const std::s
             cv = c_operand(dp, c, w, &rounded);
             if (rounded && !pt.c_rounded.count++) pt.c_rounded.first_line = gc.first_line + i;
           }
-          const uint64_t got = widen_result(dp, fd(A.data(), B.data(), K, cv));
+          CB[j] = cv;
+          DB[j] = d;
+        }
+        fd.batch(AB.data(), BB.data(), CB.data(), GB.data(), static_cast<size_t>(b1 - b0), K);
+        for (uint64_t i = b0; i < b1; ++i) {
+          const size_t j = static_cast<size_t>(i - b0);
+          const uint64_t got = widen_result(dp, GB[j]), d = DB[j];
           if (fo) {
-            char* q = &text[(i - b0) * ol];
+            char* q = &text[j * ol];
             uint64_t v = got;
-            for (int j = dw / 4 - 1; j >= 0; --j) q[j] = "0123456789abcdef"[v & 15], v >>= 4;
+            for (int jj = dw / 4 - 1; jj >= 0; --jj) q[jj] = "0123456789abcdef"[v & 15], v >>= 4;
             q[dw / 4] = '\n';
           }
           if (have_d && got != d) {
@@ -615,9 +698,9 @@ StreamResult stream_grid(const Datapath& dp, const std::string& pa, const std::s
               m.d_line = gd.first_line + i;
               m.got = got;
               m.want = d;
-              m.a = A;
-              m.b = B;
-              m.c = cv;
+              m.a.assign(&AB[j * static_cast<size_t>(K)], &AB[j * static_cast<size_t>(K)] + K);
+              m.b.assign(&BB[j * static_cast<size_t>(K)], &BB[j * static_cast<size_t>(K)] + K);
+              m.c = CB[j];
               pt.first.push_back(std::move(m));
             }
           }
@@ -630,8 +713,8 @@ StreamResult stream_grid(const Datapath& dp, const std::string& pa, const std::s
       give_up = true;
     }
   };
-  const uint64_t sub = (n + threads - 1) / threads;
-  const bool tty = progress && isatty(fileno(stderr)) && n >= 100000;
+  const uint64_t sub = (hi - lo + threads - 1) / threads;
+  const bool tty = progress && isatty(fileno(stderr)) && n >= 100000 && dist::rank() == 0;
   std::atomic<bool> finished{false};
   Background bar;
   if (tty) {
@@ -646,7 +729,7 @@ StreamResult stream_grid(const Datapath& dp, const std::string& pa, const std::s
     });
   }
   run_parallel(threads, [&](unsigned t) {
-    const uint64_t i0 = std::min(n, t * sub), i1 = std::min(n, i0 + sub);
+    const uint64_t i0 = std::min(hi, lo + t * sub), i1 = std::min(hi, i0 + sub);
     if (i0 < i1) work(t, i0, i1);
   });
   finished = true;
@@ -654,7 +737,7 @@ StreamResult stream_grid(const Datapath& dp, const std::string& pa, const std::s
   if (tty) std::fprintf(stderr, "\r%100s\r", "");
   for (Part& pt : parts)
     if (pt.err) std::rethrow_exception(pt.err);
-  if (give_up) throw GiveUp{};
+  if (dist::any(give_up)) throw GiveUp{};  // every rank then takes the general engine
   if (fo) fo->commit();
   StreamResult res;
   res.n = n;
@@ -666,7 +749,7 @@ StreamResult stream_grid(const Datapath& dp, const std::string& pa, const std::s
     for (StreamMismatch& m : pt.first)
       if (res.first.size() < keep) res.first.push_back(std::move(m));
   }
-  return res;
+  return merge_ranks(res, keep);
 }
 
 StreamResult stream_general(const Datapath& dp, const std::string& pa, const std::string& pb,
@@ -684,7 +767,12 @@ StreamResult stream_files(const Datapath& dp, const std::string& pa, const std::
   try {
     return stream_grid(dp, pa, pb, pc, pd, out, expect_k, zero_c, threads, keep, progress);
   } catch (const GiveUp&) {
-    return stream_general(dp, pa, pb, pc, pd, out, expect_k, zero_c, threads, keep, progress);
+    // files of varying line lengths have no sample offsets: under mpirun rank 0 streams them
+    // alone and the others take its result
+    if (dist::size() == 1) return stream_general(dp, pa, pb, pc, pd, out, expect_k, zero_c, threads, keep, progress);
+    StreamResult r;
+    if (dist::rank() == 0) r = stream_general(dp, pa, pb, pc, pd, out, expect_k, zero_c, threads, keep, progress);
+    return decode_result(dist::broadcast(encode_result(r)));
   }
 }
 

@@ -7,7 +7,7 @@
 //   fd.batch(a, b, c, d, n, K);           // n samples, a and b row-major n x K
 //
 // How it differs from the reference (and why it gives the same bits):
-//  * operands of formats up to 16 bits are decoded by one table lookup (the table is filled by
+//  * operands of 8-bit formats are decoded by one table lookup (the table is filled by
 //    the reference decode_operand, so DAZ and the NaN encodings are the reference's);
 //  * products, alignment and the multi-term sum use fixed-width integers (64-bit when every
 //    intermediate of the datapath fits 62 bits, 128-bit otherwise), chosen once per datapath
@@ -37,11 +37,16 @@ class FastDot {
   explicit FastDot(const Datapath& dp);
   /// d for one sample: the same contract and the same bits as dot(dp, a, b, K, c).
   uint64_t operator()(const uint64_t* a, const uint64_t* b, int K, uint64_t c) const;
-  /// d[i] = (*this)(a + i*K, b + i*K, K, c[i]) for i < n.
+  /// d[i] = (*this)(a + i*K, b + i*K, K, c[i]) for i < n. Fused datapaths with products of at
+  /// most 24 x 24 bits run 8 samples at once through SIMD lane kernels (the instruction set
+  /// chosen at run time: lanes()); the others sample by sample.
   void batch(const uint64_t* a, const uint64_t* b, const uint64_t* c, uint64_t* d, size_t n,
              int K) const;
   /// The kernel chosen: "fused/i64", "fused/i128", "pairwise/i128", "exact/i128" or "reference".
   const char* strategy() const;
+  /// The lane kernels batch() uses: "avx512", "avx2", "generic" or "none" (MATCORE_LANES=
+  /// generic|avx2|avx512|off in the environment overrides the choice).
+  const char* lanes() const;
   const Datapath& datapath() const;
   struct Impl;
 
