@@ -4,11 +4,14 @@
 # and two reliability checks (docs/fuzzing.md), each in a build folder of its own:
 #   make fuzz      clang-15 libFuzzer targets of fuzz/ (ASan+UBSan), FUZZ_SECONDS per target
 #   make sanitize  g++ ASan+UBSan build of the core, the CLI and the core tests; runs ctest
+# and the speed work (docs/performance.md, docs/scale.md):
+#   make bench        throughput beside a native binary32 dot product
+#   make bench-check  the fast kernels against the reference stage path, 10^7 samples a preset
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 SHARED ?= $(abspath $(CURDIR)/../shared)
 
-.PHONY: all deps build run test bench clean fuzz sanitize apps
+.PHONY: all deps build run test bench bench-check clean fuzz sanitize apps
 
 all: build
 
@@ -29,6 +32,13 @@ test: build
 
 bench: build
 	./bench/run.sh $(BUILD)
+
+# The fast kernels (core/src/fast.cpp, the SIMD lanes) against the reference stage path on
+# BENCH_CHECK_N random samples per preset and binary16-output variant, one by one and in batches
+# (docs/performance.md): 10^7 each by default (about 25 minutes on 2 cores); CI runs 10^5.
+BENCH_CHECK_N ?= 10000000
+bench-check: build
+	./$(BUILD)/bench_check $(BENCH_CHECK_N)
 
 # The paper's applications on the Python module (docs/applications.md): regenerates
 # docs/img/multiword-*.{csv,png} (about 20 minutes on 2 cores) and docs/img/smd-*.{csv,png} (2 min).
@@ -55,7 +65,7 @@ SAN_EXCLUDE ?= ^FeatureRandom|^FeatureFiles|EveryCharacterIsChecked|ThreadsThatC
 sanitize: deps
 	CC=gcc CXX=g++ cmake -S . -B build-san -G Ninja -DCMAKE_BUILD_TYPE=Debug \
 	  -DCMAKE_CXX_FLAGS="$(SAN_FLAGS)" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
-	  -DMATCORE_LTO=OFF -DMATCORE_CORE_ONLY=ON -DMATCORE_SHARED_DIR=$(SHARED)
+	  -DMATCORE_LTO=OFF -DMATCORE_CORE_ONLY=ON -DMATCORE_MPI=OFF -DMATCORE_SHARED_DIR=$(SHARED)
 	cmake --build build-san -j $(JOBS)
 	cd build-san && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest -j $(JOBS) --output-on-failure -E '$(SAN_EXCLUDE)'

@@ -19,7 +19,7 @@ TARGETS=${FUZZ_TARGETS:-"fuzz_ab_reader fuzz_stream fuzz_exact fuzz_table fuzz_c
 
 CC=${CC:-clang-15} CXX=${CXX:-clang++-15} cmake -S . -B "$B" -G Ninja \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMATCORE_FUZZ=ON -DMATCORE_TESTS=OFF -DMATCORE_CORE_ONLY=ON \
-  -DMATCORE_LTO=OFF >/dev/null || exit 1
+  -DMATCORE_LTO=OFF -DMATCORE_MPI=OFF >/dev/null || exit 1
 cmake --build "$B" --target fuzz_all -j "$JOBS" || exit 1
 
 mkdir -p "$B/artifacts" "$B/logs"

@@ -73,7 +73,7 @@ inline VI align_trunc(VU sig, VI s, VU neg) {
   return neg != 0 ? -mi : mi;
 }
 
-template <bool Trunc>
+template <bool Trunc, bool Ovf>
 void run(const LaneParams& P, const uint64_t* A, const uint64_t* B, size_t stride, const int* cols,
          const uint64_t* C, int n, LaneOut& o) {
   VU sig[64], ng[64];
@@ -85,14 +85,17 @@ void run(const LaneParams& P, const uint64_t* A, const uint64_t* B, size_t strid
   // multiplier: exact products, their exponents, the e_max of each set
   for (int k = 0; k < n; ++k) {
     const Dec x = dec(P.a, ld_strided(A + cols[k], stride)), y = dec(P.b, ld_strided(B + cols[k], stride));
-    const VU s = x.sig * y.sig;
+    // significands of at most 24 bits: a 32 x 32 -> 64-bit multiply (vpmuludq)
+    const VU s = (x.sig & 0xffffffffu) * (y.sig & 0xffffffffu);
     const VI xe = x.exp + y.exp;
     const VU neg = x.sign ^ y.sign;
-    const VI t = ovf_t - xe;
-    const VU tt = reinterpret_cast<VU>(t < 0 ? VI{} : (t > 63 ? VI{} + 63 : t));
     const VU nz = bit(s != 0);
-    const VU over = nz & (bit(t <= 0) | (bit(t < 64) & bit((s >> tt) != 0)));
-    bad |= x.special | y.special | over;
+    bad |= x.special | y.special;
+    if constexpr (Ovf) {
+      const VI t = ovf_t - xe;
+      const VU tt = reinterpret_cast<VU>(t < 0 ? VI{} : (t > 63 ? VI{} + 63 : t));
+      bad |= nz & (bit(t <= 0) | (bit(t < 64) & bit((s >> tt) != 0)));
+    }
     anz |= nz;
     aneg &= neg;
     VI& e = (P.inter2 && (k & 1)) ? e1 : e0;
@@ -161,8 +164,11 @@ void run(const LaneParams& P, const uint64_t* A, const uint64_t* B, size_t strid
 
 void group(const LaneParams& P, const uint64_t* A, const uint64_t* B, size_t stride, const int* cols,
            const uint64_t* C, int n, LaneOut& o) {
-  if (static_cast<AlignRound>(P.mode) == AlignRound::Truncate) run<true>(P, A, B, stride, cols, C, n, o);
-  else run<false>(P, A, B, stride, cols, C, n, o);
+  const bool trunc = static_cast<AlignRound>(P.mode) == AlignRound::Truncate;
+  if (trunc && P.ovf_on) run<true, true>(P, A, B, stride, cols, C, n, o);
+  else if (trunc) run<true, false>(P, A, B, stride, cols, C, n, o);
+  else if (P.ovf_on) run<false, true>(P, A, B, stride, cols, C, n, o);
+  else run<false, false>(P, A, B, stride, cols, C, n, o);
 }
 
 }  // namespace mc::lanes::MC_LANES_NS
