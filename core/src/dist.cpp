@@ -23,9 +23,17 @@ namespace {
 int g_rank = 0, g_size = 1;
 bool g_started = false;
 
-/// The launcher's rank count in the environment (Open MPI, MPICH/Slurm PMI).
-int launched_size() {
-  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"}) {
+/// Whether a launcher started this process (mpirun: OMPI_COMM_WORLD_SIZE; srun --mpi=pmix or
+/// pmi2, MPICH's hydra: PMIX_RANK / PMI_RANK / PMI_SIZE), and the rank count where it says.
+[[maybe_unused]] bool launched() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"}) {
+    const char* s = std::getenv(v);
+    if (s && *s) return true;
+  }
+  return false;
+}
+[[maybe_unused]] int launched_size() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
     const char* s = std::getenv(v);
     if (s && *s) return std::atoi(s);
   }
@@ -42,9 +50,8 @@ bool built_with_mpi() {
 }
 
 void init(int* argc, char*** argv) {
-  const int launched = launched_size();
 #ifdef MATCORE_MPI
-  if (launched < 1) return;  // not started by mpirun: one process, no MPI
+  if (!launched()) return;  // not started by a launcher: one process, no MPI
   MPI_Init(argc, argv);
   g_started = true;
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
@@ -53,6 +60,7 @@ void init(int* argc, char*** argv) {
 #else
   (void)argc;
   (void)argv;
+  const int launched = launched_size();
   if (launched > 1)
     throw std::runtime_error("this matcore was built without MPI (install libopenmpi-dev and rebuild: "
                              "docs/scale.md); started as one of " + std::to_string(launched) + " ranks");

@@ -513,9 +513,9 @@ int clog2(int x) {
   return r;
 }
 
-/// The lane kernel of the best instruction set this CPU has; MATCORE_LANES=generic|avx2|avx512
-/// picks one (tests, benchmarks), MATCORE_LANES=off disables them (batch() then runs sample by
-/// sample).
+/// The lane kernel of the best instruction set this CPU has (AVX-512, else AVX2, else none);
+/// MATCORE_LANES=generic|avx2|avx512 picks one (tests, benchmarks), MATCORE_LANES=off none
+/// (batch() then runs sample by sample).
 void pick_lanes(Impl& I) {
   const char* env = std::getenv("MATCORE_LANES");
   const std::string want = env ? env : "";
@@ -535,6 +535,9 @@ void pick_lanes(Impl& I) {
     return;
   }
 #endif
+  // without AVX2 the lanes are two 64-bit values wide and no faster than one sample at a time
+  // (measured): batch() then runs sample by sample unless the generic lanes are asked for
+  if (want != "generic") return;
   I.lane_group = &lanes::generic::group;
   I.lane_isa = "generic";
 }

@@ -22,8 +22,19 @@ constexpr int L = kLanes;
 // GCC/Clang vector extensions: one value per lane, 64 bits each; the compiler maps the
 // operations to the instruction set of this build (one 512-bit register per operation with
 // AVX-512, two 256-bit ones with AVX2, scalar code where the set has no such instruction).
-typedef uint64_t VU __attribute__((vector_size(8 * L)));
-typedef int64_t VI __attribute__((vector_size(8 * L)));
+// VL lanes per vector: the widest vector of 64-bit integers the build's instruction set has
+// (a wider vector type would be lowered to scalar code); the kLanes samples of a call are run
+// as kLanes / VL sub-blocks.
+#if defined(__AVX512F__)
+constexpr int VL = 8;
+#elif defined(__AVX2__)
+constexpr int VL = 4;
+#else
+constexpr int VL = 2;
+#endif
+static_assert(L % VL == 0, "whole sub-blocks");
+typedef uint64_t VU __attribute__((vector_size(8 * VL)));
+typedef int64_t VI __attribute__((vector_size(8 * VL)));
 
 inline VU ld(const uint64_t* p) {
   VU v;
@@ -34,7 +45,7 @@ inline VU ld(const uint64_t* p) {
 /// element: faster here than a gather instruction, measured on AVX-512).
 inline VU ld_strided(const uint64_t* p, size_t stride) {
   VU r;
-  for (int l = 0; l < L; ++l) r[l] = p[l * stride];
+  for (int l = 0; l < VL; ++l) r[l] = p[l * stride];
   return r;
 }
 inline VU bit(VI mask) { return reinterpret_cast<VU&>(mask) & 1; }  // -1/0 -> 1/0
@@ -73,9 +84,13 @@ inline VI align_trunc(VU sig, VI s, VU neg) {
   return neg != 0 ? -mi : mi;
 }
 
+/// Lanes [h, h + VL) of the call.
 template <bool Trunc, bool Ovf>
 void run(const LaneParams& P, const uint64_t* A, const uint64_t* B, size_t stride, const int* cols,
-         const uint64_t* C, int n, LaneOut& o) {
+         const uint64_t* C, int n, LaneOut& o, int h) {
+  A += static_cast<size_t>(h) * stride;
+  B += static_cast<size_t>(h) * stride;
+  C += h;
   VU sig[64], ng[64];
   VI ex[64];
   VI e0 = VI{} + kNoExp, e1 = e0;
@@ -129,7 +144,7 @@ void run(const LaneParams& P, const uint64_t* A, const uint64_t* B, size_t strid
     if constexpr (Trunc) {
       t = align_trunc(sig[k], s, ng[k]);
     } else {
-      for (int l = 0; l < L; ++l)
+      for (int l = 0; l < VL; ++l)
         t[l] = fastk::align_v<uint64_t, int64_t>(sig[k][l], static_cast<int>(s[l]), ng[k][l] != 0, mode);
     }
     (odd ? v1 : v0) += t;  // a zero product (sig 0) adds 0
@@ -141,22 +156,23 @@ void run(const LaneParams& P, const uint64_t* A, const uint64_t* B, size_t strid
     if constexpr (Trunc) {
       t = align_trunc(c.sig, use ? s : VI{}, c.sign);
     } else {
-      for (int l = 0; l < L; ++l)
+      for (int l = 0; l < VL; ++l)
         t[l] = fastk::align_v<uint64_t, int64_t>(c.sig[l], use[l] ? static_cast<int>(s[l]) : 0, c.sign[l] != 0, mode);
     }
     v0 += use ? t : VI{};
   }
-  for (int l = 0; l < L; ++l) {
-    o.e[0][l] = static_cast<int32_t>(e0[l]);
-    o.e[1][l] = static_cast<int32_t>(e1[l]);
-    o.v[0][l] = v0[l];
-    o.v[1][l] = v1[l];
-    o.bad[l] = static_cast<uint8_t>(bad[l]);
-    o.any_nz[l] = static_cast<uint8_t>(anz[l]);
-    o.all_neg[l] = static_cast<uint8_t>(aneg[l]);
-    o.c_sig[l] = c.sig[l];
-    o.c_exp[l] = static_cast<int32_t>(c.exp[l]);
-    o.c_neg[l] = static_cast<uint8_t>(c.sign[l]);
+  for (int l = 0; l < VL; ++l) {
+    const int j = h + l;
+    o.e[0][j] = static_cast<int32_t>(e0[l]);
+    o.e[1][j] = static_cast<int32_t>(e1[l]);
+    o.v[0][j] = v0[l];
+    o.v[1][j] = v1[l];
+    o.bad[j] = static_cast<uint8_t>(bad[l]);
+    o.any_nz[j] = static_cast<uint8_t>(anz[l]);
+    o.all_neg[j] = static_cast<uint8_t>(aneg[l]);
+    o.c_sig[j] = c.sig[l];
+    o.c_exp[j] = static_cast<int32_t>(c.exp[l]);
+    o.c_neg[j] = static_cast<uint8_t>(c.sign[l]);
   }
 }
 
@@ -165,10 +181,12 @@ void run(const LaneParams& P, const uint64_t* A, const uint64_t* B, size_t strid
 void group(const LaneParams& P, const uint64_t* A, const uint64_t* B, size_t stride, const int* cols,
            const uint64_t* C, int n, LaneOut& o) {
   const bool trunc = static_cast<AlignRound>(P.mode) == AlignRound::Truncate;
-  if (trunc && P.ovf_on) run<true, true>(P, A, B, stride, cols, C, n, o);
-  else if (trunc) run<true, false>(P, A, B, stride, cols, C, n, o);
-  else if (P.ovf_on) run<false, true>(P, A, B, stride, cols, C, n, o);
-  else run<false, false>(P, A, B, stride, cols, C, n, o);
+  for (int h = 0; h < L; h += VL) {
+    if (trunc && P.ovf_on) run<true, true>(P, A, B, stride, cols, C, n, o, h);
+    else if (trunc) run<true, false>(P, A, B, stride, cols, C, n, o, h);
+    else if (P.ovf_on) run<false, true>(P, A, B, stride, cols, C, n, o, h);
+    else run<false, false>(P, A, B, stride, cols, C, n, o, h);
+  }
 }
 
 }  // namespace mc::lanes::MC_LANES_NS

@@ -44,8 +44,9 @@ class FastDot {
              int K) const;
   /// The kernel chosen: "fused/i64", "fused/i128", "pairwise/i128", "exact/i128" or "reference".
   const char* strategy() const;
-  /// The lane kernels batch() uses: "avx512", "avx2", "generic" or "none" (MATCORE_LANES=
-  /// generic|avx2|avx512|off in the environment overrides the choice).
+  /// The lane kernels batch() uses: "avx512", "avx2" or "none" (no AVX2, or a datapath the
+  /// lanes do not take); MATCORE_LANES=generic|avx2|avx512|off in the environment overrides the
+  /// choice ("generic": the portable lanes, for tests).
   const char* lanes() const;
   const Datapath& datapath() const;
   struct Impl;
