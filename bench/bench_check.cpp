@@ -1,11 +1,13 @@
 // make bench-check: the fast kernels (FastDot) against the reference stage path (dot()) on N
 // random samples per preset and per binary16-output variant (check_fast: exponent-mantissa
 // normal and subnormal ranges, independent bits, cancelling pairs, specials injected).
-// Usage: bench_check [N per datapath = 10^7] [name filter] [threads = all]
+// Usage: bench_check [N per datapath = 10^7] [filter: parts of "arch/type variant", comma-separated]
+//                    [threads = all]
 // Exit 0 when every sample agrees, 1 on any mismatch (the first one is printed with its stages).
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -23,8 +25,21 @@ int main(int argc, char** argv) {
   unsigned threads = argc > 3 ? static_cast<unsigned>(std::atoi(argv[3])) : std::thread::hardware_concurrency();
   if (threads == 0) threads = 1;
   std::vector<Datapath> dps;
+  // the filter: comma-separated parts, a datapath is checked when "name variant" contains one
+  auto wanted = [&](const Datapath& dp) {
+    if (only.empty()) return true;
+    const std::string label = dp.name() + " " + dp.variant;
+    size_t at = 0;
+    while (at <= only.size()) {
+      const size_t end = std::min(only.find(',', at), only.size());
+      const std::string part = only.substr(at, end - at);
+      if (!part.empty() && label.find(part) != std::string::npos) return true;
+      at = end + 1;
+    }
+    return false;
+  };
   for (const Datapath& dp : all_presets()) {
-    if (!only.empty() && dp.name().find(only) == std::string::npos) continue;
+    if (!wanted(dp)) continue;
     dps.push_back(dp);
     if (dp.family.rfind("cdna", 0) != 0 && dp.a_fmt.width() <= 16) {
       try {  // the binary16-output instruction of an NVIDIA input type

@@ -382,7 +382,23 @@ inline bool sum_round(const RoundK& R, const Term* t, int n, bool zero_sign, uin
     hi = std::max(hi, h);
   }
   if (!any) { out = R.zero(zero_sign); return true; }
-  if (hi - lo + 1 + 2 + msb_index(static_cast<u128>(n)) > 120) return false;
+  if (hi - lo + 1 + 2 + msb_index(static_cast<u128>(n)) > 120) {
+    // Two terms far apart (a pair of the tree, acc + c): the small one y lies wholly below the
+    // large one X shifted left by g guard bits, where X * 2^g has at least 56 significant bits
+    // (3 more than any output keeps), so y only says on which side of X the exact sum lies:
+    // X * 2^g (+ or - 1) with a sticky rounds as the exact sum does.
+    if (n != 2 || !t[0].sig || !t[1].sig) return false;
+    const int h0 = t[0].lsb + msb_index(t[0].sig), h1 = t[1].lsb + msb_index(t[1].sig);
+    const Term& X = h0 >= h1 ? t[0] : t[1];
+    const bool y_neg = h0 >= h1 ? t[1].neg : t[0].neg;
+    const int y_hi = h0 >= h1 ? h1 : h0, xm = msb_index(X.sig);
+    const int g = std::max(3, 56 - xm);
+    if (y_hi >= X.lsb - g || xm + g > 120) return false;
+    u128 mag = X.sig << g;
+    if (X.neg != y_neg) mag -= 1;  // X - y = (X 2^g - 1) + (1 - y 2^g), the last part in (0, 1)
+    out = round_to_format(R.f, Exact{X.neg, mag, X.lsb - g, true}, R.o);
+    return true;
+  }
   i128 acc = 0;
   for (int i = 0; i < n; ++i)
     if (t[i].sig) {

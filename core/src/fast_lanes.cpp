@@ -114,7 +114,7 @@ void run(const LaneParams& P, const uint64_t* A, const uint64_t* B, size_t strid
     anz |= nz;
     aneg &= neg;
     VI& e = (P.inter2 && (k & 1)) ? e1 : e0;
-    e = (s != 0) & (xe > e) ? xe : e;
+    e = ((s != 0) & (xe > e)) ? xe : e;
     sig[k] = s;
     ex[k] = xe;
     ng[k] = neg;
@@ -130,8 +130,8 @@ void run(const LaneParams& P, const uint64_t* A, const uint64_t* B, size_t strid
   }
   if (P.lim_on) {
     const VI lim = VI{} + P.emin_lim;
-    e0 = (e0 != kNoExp) & (e0 < lim) ? lim : e0;
-    e1 = (e1 != kNoExp) & (e1 < lim) ? lim : e1;
+    e0 = ((e0 != kNoExp) & (e0 < lim)) ? lim : e0;
+    e1 = ((e1 != kNoExp) & (e1 < lim)) ? lim : e1;
   }
   // aligner + adder: each term shifted to its set's e_max with F fraction bits, summed
   VI v0{}, v1{};
