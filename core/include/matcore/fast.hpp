@@ -15,10 +15,12 @@
 //  * the late-c aligner, the odd-even recombination, the normaliser and the rounder are
 //    re-implemented on those integers with the constants of the output format precomputed;
 //  * the pairwise tree (CDNA2) and the exact adder (CDNA1, SFMA) sum in 128-bit integers when
-//    the exponent spread of the terms allows;
+//    the exponent spread of the terms allows; two terms too far apart for that are rounded from
+//    the larger one with guard bits and a sticky;
+//  * the fused adder runs on 8 samples at once in SIMD lanes (batch(), fast_lanes.cpp);
 //  * anything rare -- a NaN or an infinity among the inputs, a product that overflows, a pair of
-//    the tree that rounds to infinity, an exponent spread beyond 128 bits -- sends that sample
-//    to the reference dot(), which is therefore the one definition of every special case.
+//    the tree that rounds to infinity, more than two terms spread beyond 120 bits -- sends that
+//    sample to the reference dot(), which is therefore the one definition of every special case.
 // `make bench-check` compares the two on 10^7 random samples per preset (bench/bench_check.cpp,
 // docs/performance.md); tb/test_fast.cpp does the same on a smaller count in `make test`.
 #pragma once
