@@ -484,9 +484,7 @@ inline bool c_final(const Impl& I, uint64_t acc, uint64_t cbits, uint64_t& out) 
   CTerm c;
   if (!c_term(I, cbits, c)) return false;
   two[1] = Term{c.sig, c.exp - I.cmb, c.sign};
-  bool all_zero = !two[0].sig && !two[1].sig;
-  const bool zs = all_zero ? (two[0].neg && two[1].neg) : I.dp.out_round == Rounding::RD;
-  return sum_round(I.Rc, two, 2, zs, out);
+  return sum_round(I.Rc, two, 2, zero_sign_of(I.dp, two, 2), out);
 }
 
 using GroupFn = bool (*)(const Impl&, const uint64_t*, const uint64_t*, int, uint64_t, uint64_t&);

@@ -78,7 +78,8 @@ constexpr int64_t kNoExp = INT32_MIN;  // kNone
 inline VI align_trunc(VU sig, VI s, VU neg) {
   const VI zero{};
   const VU r = reinterpret_cast<VU>(s < 0 ? zero : (s > 63 ? zero + 63 : s));
-  const VU lft = reinterpret_cast<VU>(s < 0 ? -s : zero);
+  // lanes without a term (sig 0, or no e_max) compute garbage shifts: clamped, their 0 stays 0
+  const VU lft = reinterpret_cast<VU>(s < 0 ? (s < -63 ? zero + 63 : -s) : zero);
   const VU m = reinterpret_cast<VU>(s >= 64) ? VU{} : ((sig >> r) << lft);
   const VI mi = reinterpret_cast<const VI&>(m);
   return neg != 0 ? -mi : mi;
@@ -144,8 +145,8 @@ void run(const LaneParams& P, const uint64_t* A, const uint64_t* B, size_t strid
     if constexpr (Trunc) {
       t = align_trunc(sig[k], s, ng[k]);
     } else {
-      for (int l = 0; l < VL; ++l)
-        t[l] = fastk::align_v<uint64_t, int64_t>(sig[k][l], static_cast<int>(s[l]), ng[k][l] != 0, mode);
+      for (int l = 0; l < VL; ++l)  // a zero product adds 0 (and its shift is not defined)
+        t[l] = sig[k][l] ? fastk::align_v<uint64_t, int64_t>(sig[k][l], static_cast<int>(s[l]), ng[k][l] != 0, mode) : 0;
     }
     (odd ? v1 : v0) += t;  // a zero product (sig 0) adds 0
   }
