@@ -425,6 +425,22 @@ inline bool term_of(const Format& f, uint64_t bits, Term& t) {
   return true;
 }
 
+/// The group's products as terms t[0..n) and c as t[n] (the pairwise tree and the exact adder).
+template <class S>
+bool group_terms(const Impl& I, const uint64_t* a, const uint64_t* b, int n, uint64_t cbits, Term* t) {
+  for (int i = 0; i < n; ++i) {
+    S sig;
+    int ex;
+    bool ng;
+    if (!product<S>(I, a[i], b[i], sig, ex, ng)) return false;
+    t[i] = Term{static_cast<u128>(sig), ex - I.pfrac, ng};
+  }
+  CTerm c;
+  if (!c_term(I, cbits, c)) return false;
+  t[n] = Term{c.sig, c.exp - I.cmb, c.sign};
+  return true;
+}
+
 /// Pairwise tree (CDNA2): fl(p1+p2), ..., then fl(c + tree); a level that rounds to Inf goes
 /// to the reference (its Inf meets the other terms there).
 template <class S>
@@ -432,17 +448,9 @@ bool pairwise_group(const Impl& I, const uint64_t* a, const uint64_t* b, int n, 
                     uint64_t& out) {
   if (n == 0) return false;
   const Datapath& dp = I.dp;
-  Term lv[kGroupMax];
-  for (int i = 0; i < n; ++i) {
-    S sig;
-    int ex;
-    bool ng;
-    if (!product<S>(I, a[i], b[i], sig, ex, ng)) return false;
-    lv[i] = Term{static_cast<u128>(sig), ex - I.pfrac, ng};
-  }
-  CTerm ct;
-  if (!c_term(I, cbits, ct)) return false;
-  const Term c{ct.sig, ct.exp - I.cmb, ct.sign};
+  Term lv[kGroupMax + 1];
+  if (!group_terms<S>(I, a, b, n, cbits, lv)) return false;
+  const Term c = lv[n];
   int m = n;
   while (m > 1) {
     int k = 0;
@@ -462,19 +470,9 @@ bool pairwise_group(const Impl& I, const uint64_t* a, const uint64_t* b, int n, 
 template <class S>
 bool exact_group(const Impl& I, const uint64_t* a, const uint64_t* b, int n, uint64_t cbits,
                  uint64_t& out) {
-  const Datapath& dp = I.dp;
   Term t[kGroupMax + 1];
-  for (int i = 0; i < n; ++i) {
-    S sig;
-    int ex;
-    bool ng;
-    if (!product<S>(I, a[i], b[i], sig, ex, ng)) return false;
-    t[i] = Term{static_cast<u128>(sig), ex - I.pfrac, ng};
-  }
-  CTerm c;
-  if (!c_term(I, cbits, c)) return false;
-  t[n] = Term{c.sig, c.exp - I.cmb, c.sign};
-  return sum_round(I.R, t, n + 1, zero_sign_of(dp, t, n + 1), out);
+  if (!group_terms<S>(I, a, b, n, cbits, t)) return false;
+  return sum_round(I.R, t, n + 1, zero_sign_of(I.dp, t, n + 1), out);
 }
 
 /// add_c_final: d = fl(acc + c) with c_final_round.
