@@ -81,6 +81,7 @@ TEST(FastKernel, RandomDesigns) {
     set_field(dp, "out_prec", pick({"all", "all", "13"}));
     set_field(dp, "pair_interleave", pick({"false", "true"}));
     set_field(dp, "c_final_add", pick({"false", "true"}));
+    set_field(dp, "c_final_round", pick({"rne", "rtz", "rd", "ru", "rna"}));
     try {
       validate_datapath(dp);
     } catch (const std::invalid_argument&) {
@@ -100,9 +101,12 @@ TEST(FastKernel, RandomDesigns) {
 TEST(FastKernel, EveryLaneKernel) {
   for (const char* isa : {"generic", "avx2", "avx512"}) {
     ::setenv("MATCORE_LANES", isa, 1);
-    for (const char* name : {"mi300x/fp16", "mi300x/e5m2fnuz,e4m3fnuz", "h100/fp16", "b200/e4m3"}) {
+    for (const char* name : {"mi300x/fp16", "mi300x/e5m2fnuz,e4m3fnuz", "h100/fp16", "b200/e4m3",
+                             "h100/e4m3/mma.sync", "mi250/fp16", "mi210/bf16"}) {
       const std::string s = name;
-      const Datapath dp = find_preset(s.substr(0, s.find('/')), s.substr(s.find('/') + 1));
+      const size_t p1 = s.find('/'), p2 = s.find('/', p1 + 1);
+      const std::string variant = p2 == std::string::npos ? "" : s.substr(p2 + 1);
+      const Datapath dp = find_preset(s.substr(0, p1), s.substr(p1 + 1, p2 - p1 - 1), "", variant);
       const FastCheck r = check_fast(dp, 3000, 21);
       EXPECT_EQ(r.mismatches, 0u) << isa << "\n" << r.first;
       // the lanes really ran (a set this CPU lacks falls back to the next one down, or to none)
@@ -112,7 +116,7 @@ TEST(FastKernel, EveryLaneKernel) {
     }
   }
   ::unsetenv("MATCORE_LANES");
-  EXPECT_STREQ(FastDot(find_preset("mi250", "fp16")).lanes(), "none");  // pairwise: one by one
+  EXPECT_STREQ(FastDot(find_preset("mi100", "fp16")).lanes(), "none");  // exact: one by one
 }
 
 TEST(FastKernel, BatchEqualsOneByOne) {

@@ -185,8 +185,10 @@ struct FastDot::Impl {
   const char* name = "reference";
   // batch(): the fused multiplier/aligner/adder on lanes::kLanes samples at once (fast_lanes.hpp)
   lanes::LaneParams LP;
-  void (*lane_group)(const lanes::LaneParams&, const uint64_t*, const uint64_t*, size_t, const int*,
+  void (*lane_group)(const lanes::LaneParams&, const uint64_t*, const uint64_t*, const int*,
                      const uint64_t*, int, lanes::LaneOut&) = nullptr;
+  void (*lane_transpose)(const uint64_t*, size_t, int, uint64_t*) = nullptr;
+  void (*lane_c_final)(const lanes::LaneParams&, const uint64_t*, const uint64_t*, lanes::LaneOut&) = nullptr;
   const char* lane_isa = "none";
 };
 
@@ -534,15 +536,20 @@ void pick_lanes(Impl& I) {
   if (want == "off") return;
 #if defined(MATCORE_LANES_X86)
   const bool has512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-                      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw");
+                      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
+                      __builtin_cpu_supports("avx512cd");
   const bool has2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
   if (has512 && (want.empty() || want == "avx512")) {
     I.lane_group = &lanes::avx512::group;
+    I.lane_transpose = &lanes::avx512::transpose;
+    I.lane_c_final = &lanes::avx512::c_final;
     I.lane_isa = "avx512";
     return;
   }
   if (has2 && (want.empty() || want == "avx2" || want == "avx512")) {
     I.lane_group = &lanes::avx2::group;
+    I.lane_transpose = &lanes::avx2::transpose;
+    I.lane_c_final = &lanes::avx2::c_final;
     I.lane_isa = "avx2";
     return;
   }
@@ -551,6 +558,8 @@ void pick_lanes(Impl& I) {
   // (measured): batch() then runs sample by sample unless the generic lanes are asked for
   if (want != "generic") return;
   I.lane_group = &lanes::generic::group;
+  I.lane_transpose = &lanes::generic::transpose;
+  I.lane_c_final = &lanes::generic::c_final;
   I.lane_isa = "generic";
 }
 
@@ -593,9 +602,11 @@ FastDot::FastDot(const Datapath& dp) {
       break;
   }
   if (!I->fn) I->fn = &reference_dot;
-  // batch(): the lane kernels for fused datapaths in 64-bit integers with products of at most
-  // 24 x 24 bits
-  if (std::string(I->name) == "fused/i64" && !dp.prod_round_out && dp.a_fmt.width() <= 32 &&
+  // batch(): the lane kernels for the fused datapaths in 64-bit integers and the pairwise trees,
+  // with products of at most 24 x 24 bits
+  const std::string kname = I->name;
+  if ((kname == "fused/i64" || kname == "pairwise/i128") &&
+      (!dp.prod_round_out || kname == "pairwise/i128") && dp.a_fmt.width() <= 32 &&
       dp.b_fmt.width() <= 32 && dp.a_fmt.mbits <= 23 && dp.b_fmt.mbits <= 23) {
     auto lf = [](const Format& f, bool sub) {
       lanes::LaneFmt x;
@@ -620,9 +631,45 @@ FastDot::FastDot(const Datapath& dp) {
     P.emin_lim = dp.emin_lim;
     P.czero_on = dp.c_zero_exp != kNone;
     P.c_zero_exp = dp.c_zero_exp;
+    P.pairwise = kname == "pairwise/i128";
     P.late_c = dp.late_c;
     P.inter2 = dp.late_c && dp.interleave == 2;
     P.mode = static_cast<int>(dp.prod_align);
+    P.zs_rd = dp.out_round == Rounding::RD;
+    P.partial_frac = dp.partial_frac;
+    P.c_frac = dp.c_frac;
+    P.sum_frac = dp.sum_frac;
+    P.acc_frac = dp.acc_frac;
+    P.gap_on = dp.c_drop_gap != kNone;
+    P.c_drop_gap = dp.c_drop_gap;
+    P.late_norm_rd = dp.late_norm_rd;
+    auto lr = [](const RoundK& R) {
+      lanes::LaneRound LR;
+      LR.p = R.p;
+      LR.mbits = R.mbits;
+      LR.emin = R.emin;
+      LR.emax = R.emax;
+      LR.bias = R.bias;
+      LR.enc = R.enc == Encoding::IEEE ? 0 : R.enc == Encoding::FN ? 1 : 2;
+      LR.mode = static_cast<int>(R.mode);
+      LR.subn = R.subn;
+      LR.ovf_inf = R.ovf_inf;
+      LR.has_inf = R.has_inf;
+      LR.sbit = R.sbit;
+      LR.maxf = R.maxf;
+      LR.inf_p = R.inf_p;
+      LR.inf_n = R.inf_n;
+      LR.nan_p = R.nan_p;
+      LR.nan_n = R.nan_n;
+      LR.z_p = R.z_p;
+      LR.z_n = R.z_n;
+      return LR;
+    };
+    P.R = lr(I->R);
+    P.Rc = lr(I->Rc);
+    P.Rprod = lr(I->Rprod);
+    P.prod_round = dp.prod_round_out;
+    P.acc = lf(dp.out_fmt, true);
     pick_lanes(*I);
   }
   impl_ = std::move(I);
@@ -652,12 +699,14 @@ void FastDot::batch(const uint64_t* a, const uint64_t* b, const uint64_t* c, uin
   } else {
     for (int k = 0; k < K; ++k) order.push_back(k);
   }
-  // the last, partial block of samples is copied into zero-padded rows
+  // the last, partial block of samples is copied into zero-padded rows; each block is turned
+  // into columns (operand k of the block's samples side by side) once for all its groups
   std::vector<uint64_t> padA, padB;
-  alignas(64) uint64_t C[L], acc[L];
+  std::vector<uint64_t> At(static_cast<size_t>(L) * Ks), Bt(At.size());
+  alignas(64) uint64_t C[L], Cf[L];
   bool ref[L];
   lanes::LaneOut o;
-  const int g = dp.n_fma, F = dp.frac_bits;
+  const int g = dp.n_fma;
   for (size_t i0 = 0; i0 < n; i0 += L) {
     const int m = static_cast<int>(std::min<size_t>(L, n - i0));
     const uint64_t* pa = a + i0 * Ks;
@@ -670,31 +719,31 @@ void FastDot::batch(const uint64_t* a, const uint64_t* b, const uint64_t* c, uin
       pa = padA.data();
       pb = padB.data();
     }
+    I.lane_transpose(pa, Ks, K, At.data());
+    I.lane_transpose(pb, Ks, K, Bt.data());
     for (int l = 0; l < L; ++l) {
-      acc[l] = l < m && !dp.c_final_add ? c[i0 + l] : I.R.z_p;
+      C[l] = l < m && !dp.c_final_add ? c[i0 + l] : I.R.z_p;
       ref[l] = false;
     }
     for (int k0 = 0; k0 < K; k0 += g) {
       const int nn = std::min(g, K - k0);
-      for (int l = 0; l < L; ++l) C[l] = acc[l];
-      I.lane_group(I.LP, pa, pb, Ks, order.data() + k0, C, nn, o);
-      for (int l = 0; l < m; ++l) {
-        if (ref[l]) continue;
-        if (o.bad[l]) { ref[l] = true; continue; }
-        const bool zs = o.any_nz[l] ? dp.out_round == Rounding::RD : o.all_neg[l] != 0;
-        if (!dp.late_c) {
-          acc[l] = o.e[0][l] == kNone ? I.R.zero(zs) : I.R.round_fixed_t<int64_t>(o.v[0][l], o.e[0][l] - F, zs);
-        } else {
-          const CTerm ct{o.c_sig[l], o.c_exp[l], o.c_neg[l] != 0, o.c_sig[l] != 0};
-          acc[l] = late_tail<int64_t>(I, o.v[0][l], o.e[0][l], o.v[1][l], o.e[1][l], ct, zs);
-        }
+      I.lane_group(I.LP, At.data(), Bt.data(), order.data() + k0, C, nn, o);
+      for (int l = 0; l < L; ++l) {
+        ref[l] |= o.bad[l] != 0;
+        C[l] = o.d[l];
       }
+    }
+    if (dp.c_final_add) {
+      // d = fl(acc + c): lanes the kernel leaves (binary64 terms of a middling distance) here
+      for (int l = 0; l < L; ++l) Cf[l] = l < m ? c[i0 + l] : I.R.z_p;
+      I.lane_c_final(I.LP, C, Cf, o);
+      for (int l = 0; l < m; ++l)
+        if (!ref[l] && o.bad[l]) ref[l] = !c_final(I, C[l], Cf[l], o.d[l]);
+      for (int l = 0; l < L; ++l) C[l] = o.d[l];
     }
     for (int l = 0; l < m; ++l) {
       const size_t i = i0 + l;
-      uint64_t r = acc[l];
-      if (!ref[l] && dp.c_final_add && !c_final(I, acc[l], c[i], r)) ref[l] = true;
-      d[i] = ref[l] ? dot(dp, a + i * Ks, b + i * Ks, K, c[i]) : r;
+      d[i] = ref[l] ? dot(dp, a + i * Ks, b + i * Ks, K, c[i]) : C[l];
     }
   }
 }

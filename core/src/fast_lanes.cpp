@@ -1,10 +1,16 @@
-// The fused datapath's multiplier, aligner and adder on kLanes samples at once (fast_lanes.hpp).
-// Compiled once per instruction set: MC_LANES_NS names the namespace (generic, avx2, avx512) and
-// the build adds that set's -march flags (CMakeLists.txt). Every loop below runs over the lanes
-// with the same operations for each (selects instead of branches), which is what lets the
-// compiler vectorise it; it computes exactly what fused_group in fast.cpp computes per sample.
+// One group of the fused datapath on kLanes samples at once (fast_lanes.hpp): multiplier,
+// aligner, adder, the late-c tail and the rounder. Compiled once per instruction set:
+// MC_LANES_NS names the namespace (generic, avx2, avx512) and the build adds that set's -march
+// flags (CMakeLists.txt). Every step runs over the lanes with the same operations for each
+// (selects instead of branches), which is what lets the compiler vectorise it; it computes
+// exactly what fused_group, late_tail and RoundK::round in fast.cpp compute per sample (the
+// reference for all three is stages.hpp; tb/test_fast.cpp and make bench-check compare them).
 #include <climits>
 #include <cstring>
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 #include "fast_align.hpp"
 #include "fast_lanes.hpp"
@@ -20,11 +26,9 @@ namespace {
 constexpr int L = kLanes;
 
 // GCC/Clang vector extensions: one value per lane, 64 bits each; the compiler maps the
-// operations to the instruction set of this build (one 512-bit register per operation with
-// AVX-512, two 256-bit ones with AVX2, scalar code where the set has no such instruction).
-// VL lanes per vector: the widest vector of 64-bit integers the build's instruction set has
-// (a wider vector type would be lowered to scalar code); the kLanes samples of a call are run
-// as kLanes / VL sub-blocks.
+// operations to the instruction set of this build. VL lanes per vector: the widest vector of
+// 64-bit integers the build's instruction set has (a wider vector type would be lowered to
+// scalar code); the kLanes samples of a call are run as kLanes / VL sub-blocks.
 #if defined(__AVX512F__)
 constexpr int VL = 8;
 #elif defined(__AVX2__)
@@ -34,159 +38,457 @@ constexpr int VL = 2;
 #endif
 static_assert(L % VL == 0, "whole sub-blocks");
 typedef uint64_t VU __attribute__((vector_size(8 * VL)));
-typedef int64_t VI __attribute__((vector_size(8 * VL)));
+typedef int64_t VI __attribute__((vector_size(8 * VL)));  // also the masks: -1 true, 0 false
+
+constexpr int64_t kNoExp = INT32_MIN;  // kNone
 
 inline VU ld(const uint64_t* p) {
   VU v;
   std::memcpy(&v, p, sizeof v);
   return v;
 }
-/// Lane l gets p[l * stride]: one operand of kLanes samples stored row by row (element by
-/// element: faster here than a gather instruction, measured on AVX-512).
-inline VU ld_strided(const uint64_t* p, size_t stride) {
-  VU r;
-  for (int l = 0; l < VL; ++l) r[l] = p[l * stride];
-  return r;
-}
-inline VU bit(VI mask) { return reinterpret_cast<VU&>(mask) & 1; }  // -1/0 -> 1/0
+inline VU U(VI x) { return reinterpret_cast<VU>(x); }
+inline VI S(VU x) { return reinterpret_cast<VI>(x); }
+inline VI vmax(VI a, VI b) { return a > b ? a : b; }
+inline VI vmin(VI a, VI b) { return a < b ? a : b; }
+/// x clamped to [0, 63]: a shift count every lane may use (the lanes that do not need the
+/// shift discard its result).
+inline VU cnt(VI x) { return U(vmin(vmax(x, VI{}), VI{} + 63)); }
+inline VI bc(int64_t x) { return VI{} + x; }
 
-/// decode_operand on every lane: sig (0 for zeros and DAZ), exponent, sign and special (0/1).
+/// Leading zeros of each lane (64 for 0).
+inline VI clz(VU x) {
+#if defined(__AVX512CD__)
+  static_assert(VL == 8, "one 512-bit register");
+  return reinterpret_cast<VI>(_mm512_lzcnt_epi64(reinterpret_cast<__m512i>(x)));
+#else
+  VI r;
+  for (int l = 0; l < VL; ++l) r[l] = x[l] ? __builtin_clzll(x[l]) : 64;
+  return r;
+#endif
+}
+
+/// floor(v / 2^s) (fastk::shift_rd), s <= 0: exact left shift.
+inline VI shift_rd(VI v, VI s) {
+  const VI left = S(U(v) << cnt(-s)), right = v >> cnt(s);
+  return s <= 0 ? left : right;
+}
+
+/// decode_operand on every lane: sig (0 for zeros and DAZ), exponent, sign (0/1), special (mask).
 struct Dec {
   VU sig;
   VI exp;
-  VU sign, special;
+  VU sign;
+  VI special;
 };
 inline Dec dec(const LaneFmt& f, VU x) {
   const VU E = (x >> f.mbits) & f.top, M = x & f.mmask;
   const VU sign = (x >> f.sign_shift) & 1;
-  const VU top = bit(E == f.top);
-  VU sp;
-  if (f.enc == 0) sp = top;
-  else if (f.enc == 1) sp = top & bit(M == f.mmask);
-  else sp = sign & bit(E == 0) & bit(M == 0);
-  const VI normal = E != 0;  // -1 / 0
-  const VU nm = reinterpret_cast<const VU&>(normal);
-  const VU sig = ((M | (uint64_t{1} << f.mbits)) & nm) | (f.sub_in ? (M & ~nm) : VU{} );
-  const VI Ei = reinterpret_cast<const VI&>(E);
-  const VI exp = normal ? Ei - static_cast<int64_t>(f.bias) : VI{} + (1 - static_cast<int64_t>(f.bias));
+  VI sp;
+  if (f.enc == 0) sp = E == f.top;
+  else if (f.enc == 1) sp = (E == f.top) & (M == f.mmask);
+  else sp = (sign != 0) & (E == 0) & (M == 0);
+  const VI normal = E != 0;
+  const VU sig = normal ? (M | (uint64_t{1} << f.mbits)) : (f.sub_in ? M : VU{});
+  const VI exp = S(normal ? E : VU{} + 1) - static_cast<int64_t>(f.bias);
   return Dec{sig, exp, sign, sp};
 }
 
-constexpr int64_t kNoExp = INT32_MIN;  // kNone
-
-/// The truncating aligner on every lane: sig * 2^-s toward zero, signed by neg.
-inline VI align_trunc(VU sig, VI s, VU neg) {
-  const VI zero{};
-  const VU r = reinterpret_cast<VU>(s < 0 ? zero : (s > 63 ? zero + 63 : s));
-  // lanes without a term (sig 0, or no e_max) compute garbage shifts: clamped, their 0 stays 0
-  const VU lft = reinterpret_cast<VU>(s < 0 ? (s < -63 ? zero + 63 : -s) : zero);
-  const VU m = reinterpret_cast<VU>(s >= 64) ? VU{} : ((sig >> r) << lft);
-  const VI mi = reinterpret_cast<const VI&>(m);
-  return neg != 0 ? -mi : mi;
+/// RoundK::round on every lane: (-1)^sign mag 2^lsb rounded (mag != 0 in the lanes used);
+/// sticky_in (0/1): a nonzero remainder below mag's last bit (only where mag has bits to drop).
+inline VU round_mag(const LaneRound& R, VU sign, VU mag, VI lsb, VU sticky_in = VU{}) {
+  const VI msb = 63 - clz(mag);
+  VI e = lsb + msb;
+  VI sub = e < R.emin;
+  e = sub ? bc(R.emin) : e;
+  const VI sh = e - R.p - lsb;
+  // sh <= 0: exact left shift; else keep (mag >> (sh - 1)) with the round bit and the sticky
+  // below (a count clamped to 63 gives 0 and sticky = mag != 0: mag < 2^63)
+  const VI r = sh - 1;
+  const VU rc = cnt(r);
+  const VU m = mag >> rc;
+  const VI isl = sh <= 0;
+  const VU rb = isl ? VU{} : (m & 1);
+  const VU st = isl ? VU{} : (U((mag & (((VU{} + 1) << rc) - 1)) != 0) & 1) | sticky_in;
+  VU kept = isl ? mag << cnt(-sh) : (m >> 1);
+  VU up;
+  switch (R.mode) {
+    case 0: up = rb & (st | (kept & 1)); break;  // RNE
+    case 4: up = rb; break;                       // RNA
+    case 2: up = sign & (rb | st); break;         // RD
+    case 3: up = (sign ^ 1) & (rb | st); break;   // RU
+    default: up = VU{}; break;                    // RTZ
+  }
+  kept += up;
+  const VI carry = (kept >> (R.p + 1)) != 0;
+  kept = carry ? kept >> 1 : kept;
+  e = carry ? e + 1 : e;
+  sub = sub & ~carry;
+  sub = sub & ((kept >> R.p) == 0);
+  const VI zero = (kept == 0) | (R.subn ? VI{} : sub);
+  const VU sig = kept << (R.mbits - R.p);
+  const uint64_t mmask = (uint64_t{1} << R.mbits) - 1;
+  VI ovf = e > R.emax;
+  if (R.enc == 1) ovf |= (e == R.emax) & ((sig & mmask) == mmask);
+  const VI neg = sign != 0;
+  VI to_inf;
+  if (R.ovf_inf || R.mode == 0 || R.mode == 4) to_inf = bc(-1);
+  else if (R.mode == 3) to_inf = ~neg;
+  else if (R.mode == 2) to_inf = neg;
+  else to_inf = VI{};
+  const VU inf = R.has_inf ? (neg ? VU{} + R.inf_n : VU{} + R.inf_p) : (neg ? VU{} + R.nan_n : VU{} + R.nan_p);
+  const VU sb = neg ? VU{} + R.sbit : VU{};
+  const VU ovb = to_inf ? inf : (sb | R.maxf);
+  const VU E = (sub | ((sig >> R.mbits) == 0)) ? VU{} : U(e + R.bias);
+  VU bits = sb | (E << R.mbits) | (sig & mmask);
+  if (R.enc == 2) bits = bits == R.sbit ? VU{} : bits;
+  const VU z = neg ? VU{} + R.z_n : VU{} + R.z_p;
+  return zero ? z : (ovf ? ovb : bits);
 }
 
-/// Lanes [h, h + VL) of the call.
-template <bool Trunc, bool Ovf>
-void run(const LaneParams& P, const uint64_t* A, const uint64_t* B, size_t stride, const int* cols,
+/// RoundK::round_fixed_t: v 2^lsb rounded; an exact zero gets the sign zs (0/1).
+inline VU round_fixed(const LaneRound& R, VI v, VI lsb, VU zs) {
+  const VI neg = v < 0;
+  const VU r = round_mag(R, U(neg) & 1, U(neg ? -v : v), lsb);
+  return v == 0 ? (zs != 0 ? VU{} + R.z_n : VU{} + R.z_p) : r;
+}
+
+/// Lanes [h, h + VL) of the call. Trunc: the products are aligned by truncation (every preset);
+/// otherwise each term is rounded per lane by fastk::align_v.
+template <bool Trunc, bool Late, bool Inter2>
+void run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* cols,
          const uint64_t* C, int n, LaneOut& o, int h) {
-  A += static_cast<size_t>(h) * stride;
-  B += static_cast<size_t>(h) * stride;
-  C += h;
   VU sig[64], ng[64];
   VI ex[64];
-  VI e0 = VI{} + kNoExp, e1 = e0;
-  VU bad{}, anz{}, aneg = VU{} + 1;
-  // |p| >= 2^ovf  <=>  s >= 2^(ovf - xe + raw_frac); no overflow limit: a threshold never met
-  const int64_t ovf_t = P.ovf_on ? static_cast<int64_t>(P.ovf) + P.raw_frac : int64_t{1} << 40;
-  // multiplier: exact products, their exponents, the e_max of each set
+  VI e0 = bc(kNoExp), e1 = e0;
+  VI bad{};
+  VU anz{}, aneg = VU{} + 1;
+  // truncation: the products pre-shifted left by ps so that every alignment is a right shift
+  // (F > raw_frac: a term at e_max has more fraction bits than its product); sig << ps < 2^(F+2)
+  const int ps = Trunc && P.F > P.raw_frac ? P.F - P.raw_frac : 0;
+  // multiplier: exact products, their exponents (kNoExp for a zero product), e_max of each set
   for (int k = 0; k < n; ++k) {
-    const Dec x = dec(P.a, ld_strided(A + cols[k], stride)), y = dec(P.b, ld_strided(B + cols[k], stride));
-    // significands of at most 24 bits: a 32 x 32 -> 64-bit multiply (vpmuludq)
-    const VU s = (x.sig & 0xffffffffu) * (y.sig & 0xffffffffu);
-    const VI xe = x.exp + y.exp;
+    const size_t col = static_cast<size_t>(cols[k]) * L + h;
+    const Dec x = dec(P.a, ld(At + col)), y = dec(P.b, ld(Bt + col));
+    const VU s = (x.sig & 0xffffffffu) * (y.sig & 0xffffffffu);  // <= 24 x 24 bits: vpmuludq
+    const VI nz = s != 0;
+    const VI xe = nz ? x.exp + y.exp : bc(kNoExp);
     const VU neg = x.sign ^ y.sign;
-    const VU nz = bit(s != 0);
     bad |= x.special | y.special;
-    if constexpr (Ovf) {
-      const VI t = ovf_t - xe;
-      const VU tt = reinterpret_cast<VU>(t < 0 ? VI{} : (t > 63 ? VI{} + 63 : t));
-      bad |= nz & (bit(t <= 0) | (bit(t < 64) & bit((s >> tt) != 0)));
-    }
-    anz |= nz;
+    anz |= U(nz);
     aneg &= neg;
-    VI& e = (P.inter2 && (k & 1)) ? e1 : e0;
-    e = ((s != 0) & (xe > e)) ? xe : e;
-    sig[k] = s;
+    if (Inter2 && (k & 1)) e1 = vmax(e1, xe);
+    else e0 = vmax(e0, xe);
+    sig[k] = s << ps;
     ex[k] = xe;
     ng[k] = neg;
   }
-  // c: decoded; with early c one more term of set 0 (c = 0 with c_zero_exp: its exponent only)
-  const Dec c = dec(P.c, ld(C));
-  bad |= c.special;
-  anz |= bit(c.sig != 0);
-  aneg &= c.sign;
-  if (!P.late_c) {
-    const VI ce = c.sig != 0 ? c.exp : VI{} + (P.czero_on ? P.c_zero_exp : kNoExp);
-    e0 = ce > e0 ? ce : e0;
+  // product overflow (|p| >= 2^ovf; msb(p) <= raw_frac + 1, so only with an exponent >= ovf - 1):
+  // the exact test only for the lanes that come near it
+  if (P.ovf_on) {
+    const VI near = (e0 >= P.ovf - 1) | (e1 >= P.ovf - 1);
+    for (int l = 0; l < VL; ++l) {
+      if (!near[l]) continue;
+      for (int k = 0; k < n; ++k) {
+        const uint64_t s = sig[k][l] >> ps;
+        if (s && 63 - __builtin_clzll(s) + ex[k][l] - P.raw_frac >= P.ovf) bad[l] = -1;
+      }
+    }
   }
+  const Dec c = dec(P.c, ld(C + h));
+  bad |= c.special;
+  const VI cnz = c.sig != 0;
+  anz |= U(cnz);
+  aneg &= c.sign;
+  const VI cexp0 = cnz ? c.exp : bc(P.czero_on ? P.c_zero_exp : kNoExp);  // c's exponent, or none
+  if (!Late) e0 = vmax(e0, cexp0);  // early c: one more term of the sum
   if (P.lim_on) {
-    const VI lim = VI{} + P.emin_lim;
+    const VI lim = bc(P.emin_lim);
     e0 = ((e0 != kNoExp) & (e0 < lim)) ? lim : e0;
     e1 = ((e1 != kNoExp) & (e1 < lim)) ? lim : e1;
   }
-  // aligner + adder: each term shifted to its set's e_max with F fraction bits, summed
+  // aligner + adder: each term shifted to its set's e_max with F fraction bits, summed; a zero
+  // product (sig 0, exponent kNoExp) adds 0
   VI v0{}, v1{};
-  const AlignRound mode = static_cast<AlignRound>(P.mode);
-  const int64_t sh0 = P.raw_frac - P.F;
+  const AlignRound amode = static_cast<AlignRound>(P.mode);
+  const int64_t sh0 = P.raw_frac - P.F + ps;
   for (int k = 0; k < n; ++k) {
-    const bool odd = P.inter2 && (k & 1);
+    const bool odd = Inter2 && (k & 1);
     const VI s = (odd ? e1 : e0) + sh0 - ex[k];
     VI t;
     if constexpr (Trunc) {
-      t = align_trunc(sig[k], s, ng[k]);
-    } else {
-      for (int l = 0; l < VL; ++l)  // a zero product adds 0 (and its shift is not defined)
-        t[l] = sig[k][l] ? fastk::align_v<uint64_t, int64_t>(sig[k][l], static_cast<int>(s[l]), ng[k][l] != 0, mode) : 0;
-    }
-    (odd ? v1 : v0) += t;  // a zero product (sig 0) adds 0
-  }
-  if (!P.late_c) {
-    const VI s = (e0 - P.F) - (c.exp - static_cast<int64_t>(P.c.mbits));
-    const VI use = (c.sig != 0) & (e0 != kNoExp);
-    VI t;
-    if constexpr (Trunc) {
-      t = align_trunc(c.sig, use ? s : VI{}, c.sign);
+      const VI m = S(sig[k] >> cnt(s));  // s >= 0 for every nonzero term (e_max >= its exponent)
+      t = ng[k] != 0 ? -m : m;
     } else {
       for (int l = 0; l < VL; ++l)
-        t[l] = fastk::align_v<uint64_t, int64_t>(c.sig[l], use[l] ? static_cast<int>(s[l]) : 0, c.sign[l] != 0, mode);
+        t[l] = sig[k][l] ? fastk::align_v<uint64_t, int64_t>(sig[k][l], static_cast<int>(s[l]), ng[k][l] != 0, amode) : 0;
+    }
+    if (odd) v1 += t;
+    else v0 += t;
+  }
+  const int cmb = static_cast<int>(P.c.mbits);
+  if (!Late) {
+    const VI s = (e0 - P.F) - (c.exp - cmb);
+    const VI use = cnz & (e0 != kNoExp);
+    VI t;
+    if constexpr (Trunc) {
+      const int pc = P.F > cmb ? P.F - cmb : 0;  // the same pre-shift for c (c at e_max: s = cmb - F)
+      const VI m = S((c.sig << pc) >> cnt(s + pc));
+      t = c.sign != 0 ? -m : m;
+    } else {
+      for (int l = 0; l < VL; ++l)
+        t[l] = use[l] ? fastk::align_v<uint64_t, int64_t>(c.sig[l], static_cast<int>(s[l]), c.sign[l] != 0, amode) : 0;
     }
     v0 += use ? t : VI{};
   }
+  // the sign of an exact zero: RD gives -0 when any term is nonzero, else the terms' common sign
+  const VU zs = anz != 0 ? VU{} + (P.zs_rd ? 1 : 0) : aneg;
+  VI val, lsb;
+  if (!Late) {
+    val = e0 == kNoExp ? VI{} : v0;
+    lsb = e0 - P.F;
+  } else {
+    // late_tail: the odd-even recombination, the c-aligner with its round-downs, the normaliser
+    VI sv, se;
+    int sf;
+    if (Inter2) {
+      const int pf = P.partial_frac;
+      se = vmax(e0, e1);
+      sf = pf;
+      const VI a = shift_rd(v0, (se - pf) - (e0 - P.F)), b = shift_rd(v1, (se - pf) - (e1 - P.F));
+      sv = (e0 != kNoExp ? a : VI{}) + (e1 != kNoExp ? b : VI{});
+    } else {
+      sv = v0;
+      se = e0;
+      sf = P.F;
+    }
+    const VI has_s = se != kNoExp;
+    const VI cv = c.sign != 0 ? -S(c.sig) : S(c.sig);
+    // no c exponent (c = 0 without c_zero_exp): the product sum alone
+    const VI val0 = has_s ? sv : VI{}, lsb0 = se - sf;
+    // e_max >= e_c: c shifted to e_max, RD to c_frac bits (dropped beyond c_drop_gap)
+    VI drop = ~cnz;
+    if (P.gap_on) drop |= (se - cexp0) > P.c_drop_gap;
+    const VI cs = drop ? VI{} : shift_rd(cv, (se - P.c_frac) - (c.exp - cmb));
+    const int fa = sf > P.c_frac ? sf : P.c_frac;
+    const VI valA = S(U(sv) << (fa - sf)) + S(U(cs) << (fa - P.c_frac)), lsbA = se - fa;
+    // e_c > e_max: the product sum shifted to e_c, RD to sum_frac bits; then normalise + RD
+    const VI ss = (has_s & (sv != 0)) ? shift_rd(sv, (cexp0 - P.sum_frac) - (se - sf)) : VI{};
+    const VI cf = cnz ? bc(cmb) : bc(P.c_frac);
+    const VI f = vmax(cf, bc(P.sum_frac));
+    VI valB = S(U(ss) << U(f - P.sum_frac)) + S(U(cv) << U(f - cf));
+    VI lsbB = cexp0 - f;
+    if (P.late_norm_rd) {
+      const VI anzb = valB != 0;
+      const VI lead = lsbB + (63 - clz(U(valB < 0 ? -valB : valB)));
+      const VI e2 = vmax(lead, bc(P.R.emin));
+      const VI vn = shift_rd(valB, (e2 - P.acc_frac) - lsbB);
+      valB = anzb ? vn : valB;
+      lsbB = (anzb ? e2 : cexp0) - P.acc_frac;
+    }
+    const VI no_c = cexp0 == kNoExp, caseA = has_s & (se >= cexp0);
+    val = no_c ? val0 : (caseA ? valA : valB);
+    lsb = no_c ? lsb0 : (caseA ? lsbA : lsbB);
+  }
+  const VU d = round_fixed(P.R, val, lsb, zs);
   for (int l = 0; l < VL; ++l) {
-    const int j = h + l;
-    o.e[0][j] = static_cast<int32_t>(e0[l]);
-    o.e[1][j] = static_cast<int32_t>(e1[l]);
-    o.v[0][j] = v0[l];
-    o.v[1][j] = v1[l];
-    o.bad[j] = static_cast<uint8_t>(bad[l]);
-    o.any_nz[j] = static_cast<uint8_t>(anz[l]);
-    o.all_neg[j] = static_cast<uint8_t>(aneg[l]);
-    o.c_sig[j] = c.sig[l];
-    o.c_exp[j] = static_cast<int32_t>(c.exp[l]);
-    o.c_neg[j] = static_cast<uint8_t>(c.sign[l]);
+    o.d[h + l] = d[l];
+    o.bad[h + l] = static_cast<uint8_t>(bad[l] != 0);
+  }
+}
+
+template <bool Trunc>
+void run_any(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* cols,
+             const uint64_t* C, int n, LaneOut& o, int h) {
+  if (!P.late_c) run<Trunc, false, false>(P, At, Bt, cols, C, n, o, h);
+  else if (P.inter2) run<Trunc, true, true>(P, At, Bt, cols, C, n, o, h);
+  else run<Trunc, true, false>(P, At, Bt, cols, C, n, o, h);
+}
+
+}  // namespace
+
+void transpose(const uint64_t* rows, size_t stride, int K, uint64_t* out) {
+  int k0 = 0;
+#if defined(__AVX512F__)
+  typedef VI M;
+  // 8 x 8 tiles: three rounds of two-register shuffles (vpermt2q)
+  for (; k0 + 8 <= K; k0 += 8) {
+    VU r[8], t[8], u[8];
+    for (int i = 0; i < 8; ++i) r[i] = ld(rows + i * stride + k0);
+    for (int i = 0; i < 8; i += 2) {
+      t[i] = __builtin_shuffle(r[i], r[i + 1], M{0, 8, 2, 10, 4, 12, 6, 14});
+      t[i + 1] = __builtin_shuffle(r[i], r[i + 1], M{1, 9, 3, 11, 5, 13, 7, 15});
+    }
+    for (int i : {0, 1, 4, 5}) {
+      u[i] = __builtin_shuffle(t[i], t[i + 2], M{0, 1, 8, 9, 4, 5, 12, 13});
+      u[i + 2] = __builtin_shuffle(t[i], t[i + 2], M{2, 3, 10, 11, 6, 7, 14, 15});
+    }
+    for (int i = 0; i < 4; ++i) {
+      const VU lo = __builtin_shuffle(u[i], u[i + 4], M{0, 1, 2, 3, 8, 9, 10, 11});
+      const VU hi = __builtin_shuffle(u[i], u[i + 4], M{4, 5, 6, 7, 12, 13, 14, 15});
+      std::memcpy(out + (k0 + i) * L, &lo, sizeof lo);
+      std::memcpy(out + (k0 + i + 4) * L, &hi, sizeof hi);
+    }
+  }
+  // 8 x 4: two rows a register
+  if (k0 + 4 <= K) {
+    VU w[4];
+    for (int j = 0; j < 4; ++j) {
+      std::memcpy(&w[j], rows + 2 * j * stride + k0, 32);
+      std::memcpy(reinterpret_cast<char*>(&w[j]) + 32, rows + (2 * j + 1) * stride + k0, 32);
+    }
+    const VU p0 = __builtin_shuffle(w[0], w[1], M{0, 4, 8, 12, 1, 5, 9, 13});
+    const VU p1 = __builtin_shuffle(w[0], w[1], M{2, 6, 10, 14, 3, 7, 11, 15});
+    const VU q0 = __builtin_shuffle(w[2], w[3], M{0, 4, 8, 12, 1, 5, 9, 13});
+    const VU q1 = __builtin_shuffle(w[2], w[3], M{2, 6, 10, 14, 3, 7, 11, 15});
+    const VU col[4] = {__builtin_shuffle(p0, q0, M{0, 1, 2, 3, 8, 9, 10, 11}),
+                       __builtin_shuffle(p0, q0, M{4, 5, 6, 7, 12, 13, 14, 15}),
+                       __builtin_shuffle(p1, q1, M{0, 1, 2, 3, 8, 9, 10, 11}),
+                       __builtin_shuffle(p1, q1, M{4, 5, 6, 7, 12, 13, 14, 15})};
+    for (int i = 0; i < 4; ++i) std::memcpy(out + (k0 + i) * L, &col[i], sizeof col[i]);
+    k0 += 4;
+  }
+#elif defined(__AVX2__)
+  typedef VI M;
+  // 4 x 4 tiles, two per 8 rows
+  for (; k0 + 4 <= K; k0 += 4) {
+    for (int hh = 0; hh < L; hh += 4) {
+      VU r[4];
+      for (int i = 0; i < 4; ++i) r[i] = ld(rows + (hh + i) * stride + k0);
+      const VU t0 = __builtin_shuffle(r[0], r[1], M{0, 4, 2, 6}), t1 = __builtin_shuffle(r[0], r[1], M{1, 5, 3, 7});
+      const VU t2 = __builtin_shuffle(r[2], r[3], M{0, 4, 2, 6}), t3 = __builtin_shuffle(r[2], r[3], M{1, 5, 3, 7});
+      const VU col[4] = {__builtin_shuffle(t0, t2, M{0, 1, 4, 5}), __builtin_shuffle(t1, t3, M{0, 1, 4, 5}),
+                         __builtin_shuffle(t0, t2, M{2, 3, 6, 7}), __builtin_shuffle(t1, t3, M{2, 3, 6, 7})};
+      for (int i = 0; i < 4; ++i) std::memcpy(out + (k0 + i) * L + hh, &col[i], sizeof col[i]);
+    }
+  }
+#endif
+  for (; k0 < K; ++k0)
+    for (int l = 0; l < L; ++l) out[k0 * L + l] = rows[l * stride + k0];
+}
+
+namespace {
+
+/// A term of an exact sum on every lane: (-1)^sign sig 2^lsb (sig 0: a zero of that sign).
+struct Term2 {
+  VU sig;
+  VI lsb;
+  VU sign;
+};
+
+/// fast.cpp sum_round of two terms: fl(x + y) rounded by R. Exact in 64 bits when the term with
+/// the higher last bit, X, shifted to the other's last bit stays below 2^62. When the other, y,
+/// lies wholly below X shifted left by g guard bits (X 2^g with at least p + 2 bits), y only says
+/// on which side of X the exact sum lies: X 2^g (- 1 when the signs differ) with a sticky
+/// rounds as the exact sum does. fb: lanes that are neither (wide terms far apart), left to the
+/// caller.
+inline VU add2(const LaneRound& R, const Term2& x, const Term2& y, VI& fb) {
+  const VI xnz = x.sig != 0, ynz = y.sig != 0;
+  const VI lx = xnz ? x.lsb : y.lsb, ly = ynz ? y.lsb : lx;  // a zero adds nothing wherever it is
+  const VI xa = lx >= ly;
+  const VU Xs = xa ? x.sig : y.sig, Ys = xa ? y.sig : x.sig;
+  const VU Xn = xa ? x.sign : y.sign, Yn = xa ? y.sign : x.sign;
+  const VI hi = vmax(lx, ly), lo = vmin(lx, ly), d = hi - lo;
+  const VI mx = 63 - clz(Xs), my = 63 - clz(Ys);  // -1 for a zero
+  const VI exact = mx + d <= 61;
+  const VI xv = S(Xs << cnt(d)), yv = S(Ys);
+  const VI v = exact ? (Xn != 0 ? -xv : xv) + (Yn != 0 ? -yv : yv) : VI{};
+  const VI g = vmax(bc(3), R.p + 1 - mx);
+  const VI far = (d > g + my) & xnz & ynz;
+  const VU fmag = (Xs << cnt(g)) - (Xn ^ Yn);
+  // zero sign: both terms zero: their common sign; a sum that cancels: RD gives -0
+  const VU zs = (xnz | ynz) != 0 ? VU{} + (R.mode == 2 ? 1 : 0) : x.sign & y.sign;
+  // one rounding of either
+  const VI vneg = v < 0;
+  const VU sign = exact ? U(vneg) & 1 : Xn, mag = exact ? U(vneg ? -v : v) : fmag;
+  const VU r = round_mag(R, sign, mag, exact ? lo : hi - g, exact ? VU{} : VU{} + 1);
+  fb = ~(exact | far);
+  return (exact & (v == 0)) ? (zs != 0 ? VU{} + R.z_n : VU{} + R.z_p) : r;
+}
+
+inline Term2 term(const Dec& d, int mbits) { return Term2{d.sig, d.exp - mbits, d.sign}; }
+
+/// The pairwise tree (CDNA2, fast.cpp pairwise_group): fl(p1 + p2), fl(p3 + p4), ..., their
+/// sums level by level, then fl(c + tree); every level rounded to out_fmt by R.
+void pairwise_run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* cols,
+                  const uint64_t* C, int n, LaneOut& o, int h) {
+  Term2 lv[64];
+  VI bad{}, emx = bc(kNoExp);
+  for (int k = 0; k < n; ++k) {
+    const size_t col = static_cast<size_t>(cols[k]) * L + h;
+    const Dec x = dec(P.a, ld(At + col)), y = dec(P.b, ld(Bt + col));
+    const VU s = (x.sig & 0xffffffffu) * (y.sig & 0xffffffffu);
+    const VI xe = x.exp + y.exp;
+    bad |= x.special | y.special;
+    emx = (s != 0) ? vmax(emx, xe) : emx;
+    lv[k] = Term2{s, xe - P.raw_frac, x.sign ^ y.sign};
+  }
+  if (P.ovf_on) {  // as in run(): the exact test only near the limit
+    const VI near = emx >= P.ovf - 1;
+    for (int l = 0; l < VL; ++l) {
+      if (!near[l]) continue;
+      for (int k = 0; k < n; ++k) {
+        const uint64_t s = lv[k].sig[l];
+        if (s && 63 - __builtin_clzll(s) + lv[k].lsb[l] >= P.ovf) bad[l] = -1;
+      }
+    }
+  }
+  const int cmb = static_cast<int>(P.c.mbits);
+  if (P.prod_round) {  // each product rounded to out_fmt (RNE); one that rounds to Inf: the reference
+    for (int k = 0; k < n; ++k) {
+      const Dec t = dec(P.acc, round_mag(P.Rprod, lv[k].sign, lv[k].sig, lv[k].lsb));
+      const VI nz = lv[k].sig != 0;
+      bad |= nz & t.special;
+      lv[k].lsb = nz ? t.exp - cmb : lv[k].lsb;
+      lv[k].sig = nz ? t.sig : lv[k].sig;
+    }
+  }
+  const Dec c = dec(P.c, ld(C + h));
+  bad |= c.special;
+  int m = n;
+  while (m > 1) {
+    int k = 0;
+    for (int i = 0; i + 1 < m; i += 2) {
+      VI fb;
+      const Dec t = dec(P.acc, add2(P.R, lv[i], lv[i + 1], fb));
+      bad |= fb | t.special;  // a level that rounds to Inf: the reference
+      lv[k++] = term(t, cmb);
+    }
+    if (m & 1) lv[k++] = lv[m - 1];
+    m = k;
+  }
+  VI fb;
+  const VU d = add2(P.R, term(c, cmb), lv[0], fb);
+  bad |= fb;
+  for (int l = 0; l < VL; ++l) {
+    o.d[h + l] = d[l];
+    o.bad[h + l] = static_cast<uint8_t>(bad[l] != 0);
   }
 }
 
 }  // namespace
 
-void group(const LaneParams& P, const uint64_t* A, const uint64_t* B, size_t stride, const int* cols,
+void c_final(const LaneParams& P, const uint64_t* acc, const uint64_t* C, LaneOut& o) {
+  const int mb = static_cast<int>(P.c.mbits);
+  for (int h = 0; h < L; h += VL) {
+    const Dec a = dec(P.acc, ld(acc + h)), c = dec(P.c, ld(C + h));
+    VI fb;
+    const VU r = add2(P.Rc, term(a, mb), term(c, mb), fb);
+    const VI bad = a.special | c.special | fb;
+    for (int l = 0; l < VL; ++l) {
+      o.d[h + l] = r[l];
+      o.bad[h + l] = static_cast<uint8_t>(bad[l] != 0);
+    }
+  }
+}
+
+void group(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* cols,
            const uint64_t* C, int n, LaneOut& o) {
   const bool trunc = static_cast<AlignRound>(P.mode) == AlignRound::Truncate;
   for (int h = 0; h < L; h += VL) {
-    if (trunc && P.ovf_on) run<true, true>(P, A, B, stride, cols, C, n, o, h);
-    else if (trunc) run<true, false>(P, A, B, stride, cols, C, n, o, h);
-    else if (P.ovf_on) run<false, true>(P, A, B, stride, cols, C, n, o, h);
-    else run<false, false>(P, A, B, stride, cols, C, n, o, h);
+    if (P.pairwise) pairwise_run(P, At, Bt, cols, C, n, o, h);
+    else if (trunc) run_any<true>(P, At, Bt, cols, C, n, o, h);
+    else run_any<false>(P, At, Bt, cols, C, n, o, h);
   }
 }
 

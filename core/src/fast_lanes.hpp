@@ -1,9 +1,8 @@
-// Internal to the fast kernels (fast.cpp): the fused datapath's multiplier, aligner and adder on
-// kLanes samples at once, in structure-of-arrays form so that the compiler turns every step into
-// SIMD instructions across the samples. fast_lanes.cpp is compiled once per instruction set
-// (generic, AVX2, AVX-512: CMakeLists.txt) into namespaces of those names; fast.cpp picks the
-// best one the CPU has at run time. The rounding of the sums, the late-c aligner and the
-// odd-even recombination stay per sample in fast.cpp.
+// Internal to the fast kernels (fast.cpp): one group of the fused datapath (multiplier, aligner,
+// adder, the late-c tail and the rounder) on kLanes samples at once, in structure-of-arrays form
+// so that the compiler turns every step into SIMD instructions across the samples.
+// fast_lanes.cpp is compiled once per instruction set (generic, AVX2, AVX-512: CMakeLists.txt)
+// into namespaces of those names; fast.cpp picks the best one the CPU has at run time.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -21,47 +20,64 @@ struct LaneFmt {
   bool sub_in = true;
 };
 
+/// The rounder's constants (fast.cpp RoundK, round_to_format): d = (-1)^s mag 2^lsb rounded.
+struct LaneRound {
+  int p = 0, mbits = 0, emin = 0, emax = 0, bias = 0;
+  uint32_t enc = 0;   ///< Encoding: 0 IEEE, 1 FN, 2 FNUZ
+  int mode = 0;       ///< Rounding: 0 RNE, 1 RTZ, 2 RD, 3 RU, 4 RNA
+  bool subn = true, ovf_inf = false, has_inf = true;
+  uint64_t sbit = 0, maxf = 0, inf_p = 0, inf_n = 0, nan_p = 0, nan_n = 0, z_p = 0, z_n = 0;
+};
+
 struct LaneParams {
-  LaneFmt a, b, c;          ///< c: out_fmt (binary16/32/64, IEEE)
+  LaneFmt a, b, c;          ///< c: out_fmt
+  LaneRound R;              ///< d: out_fmt with out_round
+  LaneRound Rc;             ///< c_final_add: out_fmt with c_final_round
+  LaneRound Rprod;          ///< prod_round_out (pairwise only): out_fmt, RNE
+  bool prod_round = false;  ///< prod_round_out: every product rounded to out_fmt first
+  LaneFmt acc;              ///< c_final_add: out_fmt, subnormals kept (the accumulated d)
   int raw_frac = 0;         ///< fraction bits of a product (a.mbits + b.mbits)
   bool ovf_on = false;      ///< prod_overflow_exp set
   int ovf = 0;
   int F = 24;               ///< frac_bits
   bool lim_on = false;      ///< emin_lim set
   int emin_lim = 0;
-  bool czero_on = false;    ///< c_zero_exp set (early c: c = 0 takes part)
+  bool czero_on = false;    ///< c_zero_exp set (c = 0 takes part with this exponent)
   int c_zero_exp = 0;
+  bool pairwise = false;    ///< the pairwise tree (CDNA2) instead of the fused adder
   bool late_c = false;
   bool inter2 = false;      ///< interleave 2 (late c only)
-  int mode = 0;             ///< AlignRound
+  int mode = 0;             ///< AlignRound of the products (and of c with early c)
+  bool zs_rd = false;       ///< out_round == RD: an exact zero sum of nonzero terms is -0
+  // late c (the c-aligner, the normaliser): Datapath fields of the same names
+  int partial_frac = 24, c_frac = 24, sum_frac = 32, acc_frac = 31;
+  bool gap_on = false;
+  int c_drop_gap = 0;
+  bool late_norm_rd = true;
 };
 
-/// Per lane results of one group: the sums of set 0 (all products, or the odd-indexed ones with
-/// interleave 2; with early c, c included) and set 1 (the even-indexed ones), each at its e_max
-/// (INT32_MIN: no nonzero term) with F fraction bits; bad: a NaN/Inf operand or c, or a product
-/// overflow (the sample goes to the reference); c decoded.
+/// Per lane results of one group: d (the group's rounded result, which the next group takes as
+/// c) and bad: a NaN/Inf operand or c, or a product overflow (the sample goes to the reference).
 struct LaneOut {
-  int32_t e[2][kLanes];
-  int64_t v[2][kLanes];
-  uint8_t bad[kLanes], any_nz[kLanes], all_neg[kLanes];
-  uint64_t c_sig[kLanes];
-  int32_t c_exp[kLanes];
-  uint8_t c_neg[kLanes];
+  uint64_t d[kLanes];
+  uint8_t bad[kLanes];
 };
 
-/// Operand k of lane l: A[l * stride + cols[k]] (B likewise), k < n: the samples' rows as they
-/// are stored, cols the group's columns in k order; C[lane]: c bits.
-namespace generic {
-void group(const LaneParams& P, const uint64_t* A, const uint64_t* B, size_t stride, const int* cols,
-           const uint64_t* C, int n, LaneOut& o);
-}
-namespace avx2 {
-void group(const LaneParams& P, const uint64_t* A, const uint64_t* B, size_t stride, const int* cols,
-           const uint64_t* C, int n, LaneOut& o);
-}
-namespace avx512 {
-void group(const LaneParams& P, const uint64_t* A, const uint64_t* B, size_t stride, const int* cols,
-           const uint64_t* C, int n, LaneOut& o);
-}
+/// Declared once per instruction set.
+#define MC_LANES_DECLARE(ns)                                                                      \
+  namespace ns {                                                                                  \
+  /* out[k * kLanes + l] = rows[l * stride + k], k < K, l < kLanes: a block of samples' rows */   \
+  /* turned into columns */                                                                       \
+  void transpose(const uint64_t* rows, size_t stride, int K, uint64_t* out);                      \
+  /* one group: operand k of lane l is At[cols[k] * kLanes + l] (B likewise), k < n; C: c bits */ \
+  void group(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* cols,       \
+             const uint64_t* C, int n, LaneOut& o);                                               \
+  /* c_final_add: d = fl(acc + c); bad: a NaN/Inf, or terms this kernel leaves to fast.cpp */     \
+  void c_final(const LaneParams& P, const uint64_t* acc, const uint64_t* C, LaneOut& o);         \
+  }
+MC_LANES_DECLARE(generic)
+MC_LANES_DECLARE(avx2)
+MC_LANES_DECLARE(avx512)
+#undef MC_LANES_DECLARE
 
 }  // namespace mc::lanes
