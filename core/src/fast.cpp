@@ -185,8 +185,8 @@ struct FastDot::Impl {
   const char* name = "reference";
   // batch(): the fused multiplier/aligner/adder on lanes::kLanes samples at once (fast_lanes.hpp)
   lanes::LaneParams LP;
-  void (*lane_group)(const lanes::LaneParams&, const uint64_t*, const uint64_t*, const int*,
-                     const uint64_t*, int, lanes::LaneOut&) = nullptr;
+  void (*lane_block)(const lanes::LaneParams&, const uint64_t*, const uint64_t*, const int*, int,
+                     const uint64_t*, lanes::LaneOut&) = nullptr;
   void (*lane_transpose)(const uint64_t*, size_t, int, uint64_t*) = nullptr;
   void (*lane_c_final)(const lanes::LaneParams&, const uint64_t*, const uint64_t*, lanes::LaneOut&) = nullptr;
   const char* lane_isa = "none";
@@ -540,14 +540,14 @@ void pick_lanes(Impl& I) {
                       __builtin_cpu_supports("avx512cd");
   const bool has2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
   if (has512 && (want.empty() || want == "avx512")) {
-    I.lane_group = &lanes::avx512::group;
+    I.lane_block = &lanes::avx512::block;
     I.lane_transpose = &lanes::avx512::transpose;
     I.lane_c_final = &lanes::avx512::c_final;
     I.lane_isa = "avx512";
     return;
   }
   if (has2 && (want.empty() || want == "avx2" || want == "avx512")) {
-    I.lane_group = &lanes::avx2::group;
+    I.lane_block = &lanes::avx2::block;
     I.lane_transpose = &lanes::avx2::transpose;
     I.lane_c_final = &lanes::avx2::c_final;
     I.lane_isa = "avx2";
@@ -557,7 +557,7 @@ void pick_lanes(Impl& I) {
   // without AVX2 the lanes are two 64-bit values wide and no faster than one sample at a time
   // (measured): batch() then runs sample by sample unless the generic lanes are asked for
   if (want != "generic") return;
-  I.lane_group = &lanes::generic::group;
+  I.lane_block = &lanes::generic::block;
   I.lane_transpose = &lanes::generic::transpose;
   I.lane_c_final = &lanes::generic::c_final;
   I.lane_isa = "generic";
@@ -605,8 +605,9 @@ FastDot::FastDot(const Datapath& dp) {
   // batch(): the lane kernels for the fused datapaths in 64-bit integers and the pairwise trees,
   // with products of at most 24 x 24 bits
   const std::string kname = I->name;
-  if ((kname == "fused/i64" || kname == "pairwise/i128") &&
-      (!dp.prod_round_out || kname == "pairwise/i128") && dp.a_fmt.width() <= 32 &&
+  // (the exact adder of one product, an FMA chain, is the pairwise kernel with n = 1: fl(c + p))
+  const bool tree = kname == "pairwise/i128" || (kname == "exact/i128" && dp.n_fma == 1);
+  if ((kname == "fused/i64" || tree) && (!dp.prod_round_out || tree) && dp.a_fmt.width() <= 32 &&
       dp.b_fmt.width() <= 32 && dp.a_fmt.mbits <= 23 && dp.b_fmt.mbits <= 23) {
     auto lf = [](const Format& f, bool sub) {
       lanes::LaneFmt x;
@@ -623,6 +624,7 @@ FastDot::FastDot(const Datapath& dp) {
     P.a = lf(dp.a_fmt, dp.sub_in);
     P.b = lf(dp.b_fmt, dp.sub_in);
     P.c = lf(dp.out_fmt, dp.sub_in);
+    P.n_fma = dp.n_fma;
     P.raw_frac = I->raw_frac;
     P.ovf_on = dp.prod_overflow_exp != kNone;
     P.ovf = dp.prod_overflow_exp;
@@ -631,7 +633,7 @@ FastDot::FastDot(const Datapath& dp) {
     P.emin_lim = dp.emin_lim;
     P.czero_on = dp.c_zero_exp != kNone;
     P.c_zero_exp = dp.c_zero_exp;
-    P.pairwise = kname == "pairwise/i128";
+    P.pairwise = tree;
     P.late_c = dp.late_c;
     P.inter2 = dp.late_c && dp.interleave == 2;
     P.mode = static_cast<int>(dp.prod_align);
@@ -683,7 +685,7 @@ void FastDot::batch(const uint64_t* a, const uint64_t* b, const uint64_t* c, uin
                     size_t n, int K) const {
   const Impl& I = *impl_;
   const size_t Ks = static_cast<size_t>(K);
-  if (!I.lane_group || K <= 0) {
+  if (!I.lane_block || K <= 0) {
     for (size_t i = 0; i < n; ++i) d[i] = I.fn(I, a + i * Ks, b + i * Ks, K, c[i]);
     return;
   }
@@ -706,7 +708,6 @@ void FastDot::batch(const uint64_t* a, const uint64_t* b, const uint64_t* c, uin
   alignas(64) uint64_t C[L], Cf[L];
   bool ref[L];
   lanes::LaneOut o;
-  const int g = dp.n_fma;
   for (size_t i0 = 0; i0 < n; i0 += L) {
     const int m = static_cast<int>(std::min<size_t>(L, n - i0));
     const uint64_t* pa = a + i0 * Ks;
@@ -723,18 +724,14 @@ void FastDot::batch(const uint64_t* a, const uint64_t* b, const uint64_t* c, uin
     I.lane_transpose(pb, Ks, K, Bt.data());
     for (int l = 0; l < L; ++l) {
       C[l] = l < m && !dp.c_final_add ? c[i0 + l] : I.R.z_p;
-      ref[l] = false;
     }
-    for (int k0 = 0; k0 < K; k0 += g) {
-      const int nn = std::min(g, K - k0);
-      I.lane_group(I.LP, At.data(), Bt.data(), order.data() + k0, C, nn, o);
-      for (int l = 0; l < L; ++l) {
-        ref[l] |= o.bad[l] != 0;
-        C[l] = o.d[l];
-      }
+    I.lane_block(I.LP, At.data(), Bt.data(), order.data(), K, C, o);
+    for (int l = 0; l < L; ++l) {
+      ref[l] = o.bad[l] != 0;
+      C[l] = o.d[l];
     }
     if (dp.c_final_add) {
-      // d = fl(acc + c): lanes the kernel leaves (binary64 terms of a middling distance) here
+      // d = fl(acc + c); a NaN/Inf goes to the reference (through c_final)
       for (int l = 0; l < L; ++l) Cf[l] = l < m ? c[i0 + l] : I.R.z_p;
       I.lane_c_final(I.LP, C, Cf, o);
       for (int l = 0; l < m; ++l)

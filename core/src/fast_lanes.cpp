@@ -156,8 +156,8 @@ inline VU round_fixed(const LaneRound& R, VI v, VI lsb, VU zs) {
 /// Lanes [h, h + VL) of the call. Trunc: the products are aligned by truncation (every preset);
 /// otherwise each term is rounded per lane by fastk::align_v.
 template <bool Trunc, bool Late, bool Inter2>
-void run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* cols,
-         const uint64_t* C, int n, LaneOut& o, int h) {
+VU run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* cols, VU cbits,
+       int n, int h, VI& bad_out) {
   VU sig[64], ng[64];
   VI ex[64];
   VI e0 = bc(kNoExp), e1 = e0;
@@ -195,7 +195,7 @@ void run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int*
       }
     }
   }
-  const Dec c = dec(P.c, ld(C + h));
+  const Dec c = dec(P.c, cbits);
   bad |= c.special;
   const VI cnz = c.sig != 0;
   anz |= U(cnz);
@@ -290,19 +290,8 @@ void run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int*
     val = no_c ? val0 : (caseA ? valA : valB);
     lsb = no_c ? lsb0 : (caseA ? lsbA : lsbB);
   }
-  const VU d = round_fixed(P.R, val, lsb, zs);
-  for (int l = 0; l < VL; ++l) {
-    o.d[h + l] = d[l];
-    o.bad[h + l] = static_cast<uint8_t>(bad[l] != 0);
-  }
-}
-
-template <bool Trunc>
-void run_any(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* cols,
-             const uint64_t* C, int n, LaneOut& o, int h) {
-  if (!P.late_c) run<Trunc, false, false>(P, At, Bt, cols, C, n, o, h);
-  else if (P.inter2) run<Trunc, true, true>(P, At, Bt, cols, C, n, o, h);
-  else run<Trunc, true, false>(P, At, Bt, cols, C, n, o, h);
+  bad_out |= bad;
+  return round_fixed(P.R, val, lsb, zs);
 }
 
 }  // namespace
@@ -376,42 +365,46 @@ struct Term2 {
   VU sign;
 };
 
-/// fast.cpp sum_round of two terms: fl(x + y) rounded by R. Exact in 64 bits when the term with
-/// the higher last bit, X, shifted to the other's last bit stays below 2^62. When the other, y,
-/// lies wholly below X shifted left by g guard bits (X 2^g with at least p + 2 bits), y only says
-/// on which side of X the exact sum lies: X 2^g (- 1 when the signs differ) with a sticky
-/// rounds as the exact sum does. fb: lanes that are neither (wide terms far apart), left to the
-/// caller.
+/// fast.cpp sum_round of two terms: fl(x + y) rounded by R, as a floating-point adder does it.
+/// X, the term with the higher top bit, goes to bits 60..; y is shifted to X's last bit. Bits of
+/// y shifted out only say on which side of a value the exact sum lies: X + y' (or X - y' - 1,
+/// signs differing) with a sticky rounds as the exact sum does, because y' < 2^(my) lies far
+/// below X >= 2^60 whenever bits are shifted out, so the sum keeps at least 59 bits (p + 2 and
+/// more). Without bits shifted out the sum is exact. fb: terms too wide for this (over 2^58;
+/// none of the kernels' terms), left to the caller.
 inline VU add2(const LaneRound& R, const Term2& x, const Term2& y, VI& fb) {
   const VI xnz = x.sig != 0, ynz = y.sig != 0;
-  const VI lx = xnz ? x.lsb : y.lsb, ly = ynz ? y.lsb : lx;  // a zero adds nothing wherever it is
-  const VI xa = lx >= ly;
+  const VI mx = 63 - clz(x.sig), my = 63 - clz(y.sig);  // -1 for a zero
+  const VI tx = xnz ? x.lsb + mx : bc(kNoExp), ty = ynz ? y.lsb + my : bc(kNoExp);
+  const VI xa = tx >= ty;
   const VU Xs = xa ? x.sig : y.sig, Ys = xa ? y.sig : x.sig;
   const VU Xn = xa ? x.sign : y.sign, Yn = xa ? y.sign : x.sign;
-  const VI hi = vmax(lx, ly), lo = vmin(lx, ly), d = hi - lo;
-  const VI mx = 63 - clz(Xs), my = 63 - clz(Ys);  // -1 for a zero
-  const VI exact = mx + d <= 61;
-  const VI xv = S(Xs << cnt(d)), yv = S(Ys);
-  const VI v = exact ? (Xn != 0 ? -xv : xv) + (Yn != 0 ? -yv : yv) : VI{};
-  const VI g = vmax(bc(3), R.p + 1 - mx);
-  const VI far = (d > g + my) & xnz & ynz;
-  const VU fmag = (Xs << cnt(g)) - (Xn ^ Yn);
+  const VI mX = xa ? mx : my, mY = xa ? my : mx, lX = xa ? x.lsb : y.lsb, lY = xa ? y.lsb : x.lsb;
+  const VI sx = 60 - mX;
+  const VU Xp = Xs << cnt(sx);
+  const VI base = lX - sx;  // the sum's last bit
+  const VI k = lY - base;   // y's last bit above it (a zero y: any; it adds 0 and no sticky)
+  const VU Yp = k >= 0 ? Ys << cnt(k) : Ys >> cnt(-k);
+  const VU st = U((k < 0) & ((Ys & (((VU{} + 1) << cnt(-k)) - 1)) != 0)) & 1;
+  const VI xv = S(Xp), yv = S(Yp);
+  const VI v = (Xn != 0 ? -xv : xv) + (Yn != 0 ? -yv : yv);
+  const VI vneg = v < 0;
+  const VI has_st = st != 0;
+  const VU sign = has_st ? Xn : U(vneg) & 1;
+  const VU mag = has_st ? ((Xn ^ Yn) != 0 ? Xp - Yp - 1 : Xp + Yp) : U(vneg ? -v : v);
   // zero sign: both terms zero: their common sign; a sum that cancels: RD gives -0
   const VU zs = (xnz | ynz) != 0 ? VU{} + (R.mode == 2 ? 1 : 0) : x.sign & y.sign;
-  // one rounding of either
-  const VI vneg = v < 0;
-  const VU sign = exact ? U(vneg) & 1 : Xn, mag = exact ? U(vneg ? -v : v) : fmag;
-  const VU r = round_mag(R, sign, mag, exact ? lo : hi - g, exact ? VU{} : VU{} + 1);
-  fb = ~(exact | far);
-  return (exact & (v == 0)) ? (zs != 0 ? VU{} + R.z_n : VU{} + R.z_p) : r;
+  const VU r = round_mag(R, sign, mag, base, st);
+  fb = (mX > 58) | (mY > 58);
+  return (~has_st & (v == 0)) ? (zs != 0 ? VU{} + R.z_n : VU{} + R.z_p) : r;
 }
 
 inline Term2 term(const Dec& d, int mbits) { return Term2{d.sig, d.exp - mbits, d.sign}; }
 
 /// The pairwise tree (CDNA2, fast.cpp pairwise_group): fl(p1 + p2), fl(p3 + p4), ..., their
 /// sums level by level, then fl(c + tree); every level rounded to out_fmt by R.
-void pairwise_run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* cols,
-                  const uint64_t* C, int n, LaneOut& o, int h) {
+VU pairwise_run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* cols,
+                VU cbits, int n, int h, VI& bad_out) {
   Term2 lv[64];
   VI bad{}, emx = bc(kNoExp);
   for (int k = 0; k < n; ++k) {
@@ -443,7 +436,7 @@ void pairwise_run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, c
       lv[k].sig = nz ? t.sig : lv[k].sig;
     }
   }
-  const Dec c = dec(P.c, ld(C + h));
+  const Dec c = dec(P.c, cbits);
   bad |= c.special;
   int m = n;
   while (m > 1) {
@@ -459,10 +452,24 @@ void pairwise_run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, c
   }
   VI fb;
   const VU d = add2(P.R, term(c, cmb), lv[0], fb);
-  bad |= fb;
-  for (int l = 0; l < VL; ++l) {
-    o.d[h + l] = d[l];
-    o.bad[h + l] = static_cast<uint8_t>(bad[l] != 0);
+  bad_out |= bad | fb;
+  return d;
+}
+
+/// Every group of the block, each one's d the next one's c.
+template <class G>
+void chain(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* order, int K,
+           const uint64_t* C, LaneOut& o, G run_group) {
+  const int g = P.n_fma;
+  for (int h = 0; h < L; h += VL) {
+    VU acc = ld(C + h);
+    VI bad{};
+    for (int k0 = 0; k0 < K; k0 += g)
+      acc = run_group(P, At, Bt, order + k0, acc, K - k0 < g ? K - k0 : g, h, bad);
+    for (int l = 0; l < VL; ++l) {
+      o.d[h + l] = acc[l];
+      o.bad[h + l] = static_cast<uint8_t>(bad[l] != 0);
+    }
   }
 }
 
@@ -482,14 +489,16 @@ void c_final(const LaneParams& P, const uint64_t* acc, const uint64_t* C, LaneOu
   }
 }
 
-void group(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* cols,
-           const uint64_t* C, int n, LaneOut& o) {
+void block(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* order, int K,
+           const uint64_t* C, LaneOut& o) {
   const bool trunc = static_cast<AlignRound>(P.mode) == AlignRound::Truncate;
-  for (int h = 0; h < L; h += VL) {
-    if (P.pairwise) pairwise_run(P, At, Bt, cols, C, n, o, h);
-    else if (trunc) run_any<true>(P, At, Bt, cols, C, n, o, h);
-    else run_any<false>(P, At, Bt, cols, C, n, o, h);
-  }
+  if (P.pairwise) chain(P, At, Bt, order, K, C, o, pairwise_run);
+  else if (trunc && !P.late_c) chain(P, At, Bt, order, K, C, o, run<true, false, false>);
+  else if (trunc && P.inter2) chain(P, At, Bt, order, K, C, o, run<true, true, true>);
+  else if (trunc) chain(P, At, Bt, order, K, C, o, run<true, true, false>);
+  else if (!P.late_c) chain(P, At, Bt, order, K, C, o, run<false, false, false>);
+  else if (P.inter2) chain(P, At, Bt, order, K, C, o, run<false, true, true>);
+  else chain(P, At, Bt, order, K, C, o, run<false, true, false>);
 }
 
 }  // namespace mc::lanes::MC_LANES_NS

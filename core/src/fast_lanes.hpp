@@ -36,6 +36,7 @@ struct LaneParams {
   LaneRound Rprod;          ///< prod_round_out (pairwise only): out_fmt, RNE
   bool prod_round = false;  ///< prod_round_out: every product rounded to out_fmt first
   LaneFmt acc;              ///< c_final_add: out_fmt, subnormals kept (the accumulated d)
+  int n_fma = 1;            ///< products a group
   int raw_frac = 0;         ///< fraction bits of a product (a.mbits + b.mbits)
   bool ovf_on = false;      ///< prod_overflow_exp set
   int ovf = 0;
@@ -44,7 +45,7 @@ struct LaneParams {
   int emin_lim = 0;
   bool czero_on = false;    ///< c_zero_exp set (c = 0 takes part with this exponent)
   int c_zero_exp = 0;
-  bool pairwise = false;    ///< the pairwise tree (CDNA2) instead of the fused adder
+  bool pairwise = false;    ///< the pairwise tree (CDNA2; with n_fma = 1 the FMA chains) instead of the fused adder
   bool late_c = false;
   bool inter2 = false;      ///< interleave 2 (late c only)
   int mode = 0;             ///< AlignRound of the products (and of c with early c)
@@ -56,8 +57,8 @@ struct LaneParams {
   bool late_norm_rd = true;
 };
 
-/// Per lane results of one group: d (the group's rounded result, which the next group takes as
-/// c) and bad: a NaN/Inf operand or c, or a product overflow (the sample goes to the reference).
+/// Per lane results of a block: d (the last group's rounded result) and bad: a NaN/Inf operand
+/// or c, a product overflow, a level that rounds to Inf (the sample goes to the reference).
 struct LaneOut {
   uint64_t d[kLanes];
   uint8_t bad[kLanes];
@@ -69,9 +70,10 @@ struct LaneOut {
   /* out[k * kLanes + l] = rows[l * stride + k], k < K, l < kLanes: a block of samples' rows */   \
   /* turned into columns */                                                                       \
   void transpose(const uint64_t* rows, size_t stride, int K, uint64_t* out);                      \
-  /* one group: operand k of lane l is At[cols[k] * kLanes + l] (B likewise), k < n; C: c bits */ \
-  void group(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* cols,       \
-             const uint64_t* C, int n, LaneOut& o);                                               \
+  /* the groups of a block: operand k of lane l is At[order[k] * kLanes + l] (B likewise), */   \
+  /* k < K, in groups of n_fma chained through c; C: c bits */                                   \
+  void block(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* order,      \
+             int K, const uint64_t* C, LaneOut& o);                                               \
   /* c_final_add: d = fl(acc + c); bad: a NaN/Inf, or terms this kernel leaves to fast.cpp */     \
   void c_final(const LaneParams& P, const uint64_t* acc, const uint64_t* C, LaneOut& o);         \
   }
