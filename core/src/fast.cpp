@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 #include <vector>
 
@@ -671,6 +672,7 @@ FastDot::FastDot(const Datapath& dp) {
     P.Rc = lr(I->Rc);
     P.Rprod = lr(I->Rprod);
     P.prod_round = dp.prod_round_out;
+    P.prod_fits = dp.a_fmt.mbits + dp.b_fmt.mbits + 2 <= P.Rprod.p + 1 && P.Rprod.enc == 0;
     P.acc = lf(dp.out_fmt, true);
     pick_lanes(*I);
   }
@@ -706,8 +708,7 @@ void FastDot::batch(const uint64_t* a, const uint64_t* b, const uint64_t* c, uin
   std::vector<uint64_t> padA, padB;
   std::vector<uint64_t> At(static_cast<size_t>(L) * Ks), Bt(At.size());
   alignas(64) uint64_t C[L], Cf[L];
-  bool ref[L];
-  lanes::LaneOut o;
+  lanes::LaneOut o, o2;
   for (size_t i0 = 0; i0 < n; i0 += L) {
     const int m = static_cast<int>(std::min<size_t>(L, n - i0));
     const uint64_t* pa = a + i0 * Ks;
@@ -722,25 +723,31 @@ void FastDot::batch(const uint64_t* a, const uint64_t* b, const uint64_t* c, uin
     }
     I.lane_transpose(pa, Ks, K, At.data());
     I.lane_transpose(pb, Ks, K, Bt.data());
-    for (int l = 0; l < L; ++l) {
-      C[l] = l < m && !dp.c_final_add ? c[i0 + l] : I.R.z_p;
+    if (m == L && !dp.c_final_add) {
+      std::memcpy(C, c + i0, sizeof C);
+    } else {
+      for (int l = 0; l < L; ++l) C[l] = l < m && !dp.c_final_add ? c[i0 + l] : I.R.z_p;
     }
     I.lane_block(I.LP, At.data(), Bt.data(), order.data(), K, C, o);
-    for (int l = 0; l < L; ++l) {
-      ref[l] = o.bad[l] != 0;
-      C[l] = o.d[l];
-    }
+    const lanes::LaneOut* r = &o;
     if (dp.c_final_add) {
       // d = fl(acc + c); a NaN/Inf goes to the reference (through c_final)
       for (int l = 0; l < L; ++l) Cf[l] = l < m ? c[i0 + l] : I.R.z_p;
-      I.lane_c_final(I.LP, C, Cf, o);
+      I.lane_c_final(I.LP, o.d, Cf, o2);
       for (int l = 0; l < m; ++l)
-        if (!ref[l] && o.bad[l]) ref[l] = !c_final(I, C[l], Cf[l], o.d[l]);
-      for (int l = 0; l < L; ++l) C[l] = o.d[l];
+        if (!o.bad[l] && o2.bad[l]) o2.bad[l] = !c_final(I, o.d[l], Cf[l], o2.d[l]);
+        else o2.bad[l] |= o.bad[l];
+      r = &o2;
+    }
+    bool any_bad = false;
+    for (int l = 0; l < m; ++l) any_bad |= r->bad[l] != 0;
+    if (!any_bad) {  // the usual case: every lane's d is done
+      std::memcpy(d + i0, r->d, sizeof(uint64_t) * m);
+      continue;
     }
     for (int l = 0; l < m; ++l) {
       const size_t i = i0 + l;
-      d[i] = ref[l] ? dot(dp, a + i * Ks, b + i * Ks, K, c[i]) : C[l];
+      d[i] = r->bad[l] ? dot(dp, a + i * Ks, b + i * Ks, K, c[i]) : r->d[l];
     }
   }
 }

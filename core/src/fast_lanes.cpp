@@ -8,7 +8,10 @@
 #include <climits>
 #include <cstring>
 
-#if defined(__AVX512F__)
+#if defined(__AVX2__) || defined(__AVX512F__)
+// GCC 12 warns about the deliberately undefined register inside the AVX-512 intrinsics
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
 #endif
 
@@ -55,6 +58,16 @@ inline VI vmin(VI a, VI b) { return a < b ? a : b; }
 /// shift discard its result).
 inline VU cnt(VI x) { return U(vmin(vmax(x, VI{}), VI{} + 63)); }
 inline VI bc(int64_t x) { return VI{} + x; }
+/// x >> n with 0 for counts over 63 (negative ones too): what vpsrlvq does.
+inline VU srl(VU x, VI n) {
+#if defined(__AVX512F__)
+  return reinterpret_cast<VU>(_mm512_srlv_epi64(reinterpret_cast<__m512i>(x), reinterpret_cast<__m512i>(n)));
+#elif defined(__AVX2__)
+  return reinterpret_cast<VU>(_mm256_srlv_epi64(reinterpret_cast<__m256i>(x), reinterpret_cast<__m256i>(n)));
+#else
+  return U(U(n) > 63 ? VI{} : S(x >> cnt(n)));
+#endif
+}
 
 /// Leading zeros of each lane (64 for 0).
 inline VI clz(VU x) {
@@ -217,8 +230,11 @@ VU run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* c
     const VI s = (odd ? e1 : e0) + sh0 - ex[k];
     VI t;
     if constexpr (Trunc) {
-      const VI m = S(sig[k] >> cnt(s));  // s >= 0 for every nonzero term (e_max >= its exponent)
-      t = ng[k] != 0 ? -m : m;
+      // s >= 0 for every nonzero term (e_max >= its exponent); a zero term adds 0
+      const VI m = S(srl(sig[k], s));
+      if (odd) v1 = ng[k] != 0 ? v1 - m : v1 + m;
+      else v0 = ng[k] != 0 ? v0 - m : v0 + m;
+      continue;
     } else {
       for (int l = 0; l < VL; ++l)
         t[l] = sig[k][l] ? fastk::align_v<uint64_t, int64_t>(sig[k][l], static_cast<int>(s[l]), ng[k][l] != 0, amode) : 0;
@@ -233,7 +249,7 @@ VU run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* c
     VI t;
     if constexpr (Trunc) {
       const int pc = P.F > cmb ? P.F - cmb : 0;  // the same pre-shift for c (c at e_max: s = cmb - F)
-      const VI m = S((c.sig << pc) >> cnt(s + pc));
+      const VI m = S(srl(c.sig << pc, s + pc));
       t = c.sign != 0 ? -m : m;
     } else {
       for (int l = 0; l < VL; ++l)
@@ -322,9 +338,10 @@ void transpose(const uint64_t* rows, size_t stride, int K, uint64_t* out) {
   // 8 x 4: two rows a register
   if (k0 + 4 <= K) {
     VU w[4];
-    for (int j = 0; j < 4; ++j) {
-      std::memcpy(&w[j], rows + 2 * j * stride + k0, 32);
-      std::memcpy(reinterpret_cast<char*>(&w[j]) + 32, rows + (2 * j + 1) * stride + k0, 32);
+    for (int j = 0; j < 4; ++j) {  // (two 32-byte stores read back as one 64-byte load stall)
+      const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows + 2 * j * stride + k0));
+      const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows + (2 * j + 1) * stride + k0));
+      w[j] = reinterpret_cast<VU>(_mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1));
     }
     const VU p0 = __builtin_shuffle(w[0], w[1], M{0, 4, 8, 12, 1, 5, 9, 13});
     const VU p1 = __builtin_shuffle(w[0], w[1], M{2, 6, 10, 14, 3, 7, 11, 15});
@@ -427,7 +444,20 @@ VU pairwise_run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, con
     }
   }
   const int cmb = static_cast<int>(P.c.mbits);
-  if (P.prod_round) {  // each product rounded to out_fmt (RNE); one that rounds to Inf: the reference
+  bool round_products = P.prod_round;
+  if (round_products && P.prod_fits) {
+    // products with no more bits than out_fmt keeps are only changed by the rounding outside
+    // out_fmt's normal range: skip it when every product is inside
+    VI out{};
+    for (int k = 0; k < n; ++k) {
+      const VI top = lv[k].lsb + (63 - clz(lv[k].sig));
+      out |= (lv[k].sig != 0) & ((top < P.Rprod.emin) | (top > P.Rprod.emax));
+    }
+    bool any = false;
+    for (int l = 0; l < VL; ++l) any |= out[l] != 0;
+    round_products = any;
+  }
+  if (round_products) {  // each product rounded to out_fmt (RNE); one that rounds to Inf: the reference
     for (int k = 0; k < n; ++k) {
       const Dec t = dec(P.acc, round_mag(P.Rprod, lv[k].sign, lv[k].sig, lv[k].lsb));
       const VI nz = lv[k].sig != 0;

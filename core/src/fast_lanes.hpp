@@ -35,6 +35,7 @@ struct LaneParams {
   LaneRound Rc;             ///< c_final_add: out_fmt with c_final_round
   LaneRound Rprod;          ///< prod_round_out (pairwise only): out_fmt, RNE
   bool prod_round = false;  ///< prod_round_out: every product rounded to out_fmt first
+  bool prod_fits = false;   ///< a product has at most Rprod.p + 1 bits (exact inside the range)
   LaneFmt acc;              ///< c_final_add: out_fmt, subnormals kept (the accumulated d)
   int n_fma = 1;            ///< products a group
   int raw_frac = 0;         ///< fraction bits of a product (a.mbits + b.mbits)
