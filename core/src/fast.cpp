@@ -619,6 +619,11 @@ FastDot::FastDot(const Datapath& dp) {
       x.bias = f.bias;
       x.enc = f.enc == Encoding::IEEE ? 0 : f.enc == Encoding::FN ? 1 : 2;
       x.sub_in = sub;
+      const uint64_t em = x.top << x.mbits, sb = uint64_t{1} << x.sign_shift;
+      if (x.enc == 0) { x.sp_mask = em; x.sp_val = em; }
+      else if (x.enc == 1) { x.sp_mask = em | x.mmask; x.sp_val = x.sp_mask; }
+      else { x.sp_mask = sb | em | x.mmask; x.sp_val = sb; }
+      x.sub_mask = sub ? x.mmask : 0;
       return x;
     };
     lanes::LaneParams& P = I->LP;

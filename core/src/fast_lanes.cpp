@@ -69,6 +69,25 @@ inline VU srl(VU x, VI n) {
 #endif
 }
 
+/// x << n with 0 for counts over 63 (negative ones too): what vpsllvq does.
+inline VU sll(VU x, VI n) {
+#if defined(__AVX512F__)
+  return reinterpret_cast<VU>(_mm512_sllv_epi64(reinterpret_cast<__m512i>(x), reinterpret_cast<__m512i>(n)));
+#elif defined(__AVX2__)
+  return reinterpret_cast<VU>(_mm256_sllv_epi64(reinterpret_cast<__m256i>(x), reinterpret_cast<__m256i>(n)));
+#else
+  return U(U(n) > 63 ? VI{} : S(x << cnt(n)));
+#endif
+}
+/// x >> n arithmetic, n >= 0, counts over 63 filling with the sign: what vpsravq does.
+inline VI sra(VI x, VI n) {
+#if defined(__AVX512F__)
+  return reinterpret_cast<VI>(_mm512_srav_epi64(reinterpret_cast<__m512i>(x), reinterpret_cast<__m512i>(n)));
+#else
+  return x >> cnt(n);
+#endif
+}
+
 /// Leading zeros of each lane (64 for 0).
 inline VI clz(VU x) {
 #if defined(__AVX512CD__)
@@ -83,8 +102,7 @@ inline VI clz(VU x) {
 
 /// floor(v / 2^s) (fastk::shift_rd), s <= 0: exact left shift.
 inline VI shift_rd(VI v, VI s) {
-  const VI left = S(U(v) << cnt(-s)), right = v >> cnt(s);
-  return s <= 0 ? left : right;
+  return s <= 0 ? S(sll(U(v), -s)) : sra(v, s);
 }
 
 /// decode_operand on every lane: sig (0 for zeros and DAZ), exponent, sign (0/1), special (mask).
@@ -97,14 +115,22 @@ struct Dec {
 inline Dec dec(const LaneFmt& f, VU x) {
   const VU E = (x >> f.mbits) & f.top, M = x & f.mmask;
   const VU sign = (x >> f.sign_shift) & 1;
-  VI sp;
-  if (f.enc == 0) sp = E == f.top;
-  else if (f.enc == 1) sp = (E == f.top) & (M == f.mmask);
-  else sp = (sign != 0) & (E == 0) & (M == 0);
+  const VI sp = (x & f.sp_mask) == f.sp_val;  // the encoding's NaN/Inf patterns (LaneFmt)
   const VI normal = E != 0;
-  const VU sig = normal ? (M | (uint64_t{1} << f.mbits)) : (f.sub_in ? M : VU{});
-  const VI exp = S(normal ? E : VU{} + 1) - static_cast<int64_t>(f.bias);
+  const VU sig = normal ? (M | (uint64_t{1} << f.mbits)) : (M & f.sub_mask);
+  const VI exp = S(E > 1 ? E : VU{} + 1) - static_cast<int64_t>(f.bias);
   return Dec{sig, exp, sign, sp};
+}
+
+/// The exact product of significands of at most 32 bits (vpmuludq).
+inline VU mul32(VU a, VU b) {
+#if defined(__AVX512F__)
+  return reinterpret_cast<VU>(_mm512_mul_epu32(reinterpret_cast<__m512i>(a), reinterpret_cast<__m512i>(b)));
+#elif defined(__AVX2__)
+  return reinterpret_cast<VU>(_mm256_mul_epu32(reinterpret_cast<__m256i>(a), reinterpret_cast<__m256i>(b)));
+#else
+  return (a & 0xffffffffu) * (b & 0xffffffffu);
+#endif
 }
 
 /// RoundK::round on every lane: (-1)^sign mag 2^lsb rounded (mag != 0 in the lanes used);
@@ -118,12 +144,11 @@ inline VU round_mag(const LaneRound& R, VU sign, VU mag, VI lsb, VU sticky_in = 
   // sh <= 0: exact left shift; else keep (mag >> (sh - 1)) with the round bit and the sticky
   // below (a count clamped to 63 gives 0 and sticky = mag != 0: mag < 2^63)
   const VI r = sh - 1;
-  const VU rc = cnt(r);
-  const VU m = mag >> rc;
+  const VU m = srl(mag, r);
   const VI isl = sh <= 0;
   const VU rb = isl ? VU{} : (m & 1);
-  const VU st = isl ? VU{} : (U((mag & (((VU{} + 1) << rc) - 1)) != 0) & 1) | sticky_in;
-  VU kept = isl ? mag << cnt(-sh) : (m >> 1);
+  const VU st = isl ? VU{} : (U((mag & (sll(VU{} + 1, r) - 1)) != 0) & 1) | sticky_in;
+  VU kept = isl ? sll(mag, -sh) : (m >> 1);
   VU up;
   switch (R.mode) {
     case 0: up = rb & (st | (kept & 1)); break;  // RNE
@@ -183,7 +208,7 @@ VU run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* c
   for (int k = 0; k < n; ++k) {
     const size_t col = static_cast<size_t>(cols[k]) * L + h;
     const Dec x = dec(P.a, ld(At + col)), y = dec(P.b, ld(Bt + col));
-    const VU s = (x.sig & 0xffffffffu) * (y.sig & 0xffffffffu);  // <= 24 x 24 bits: vpmuludq
+    const VU s = mul32(x.sig, y.sig);  // <= 24 x 24 bits
     const VI nz = s != 0;
     const VI xe = nz ? x.exp + y.exp : bc(kNoExp);
     const VU neg = x.sign ^ y.sign;
@@ -312,7 +337,9 @@ VU run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* c
 
 }  // namespace
 
-void transpose(const uint64_t* rows, size_t stride, int K, uint64_t* out) {
+namespace {
+/// Rows r0 .. r0 + 7 of the block: out already points at column r0.
+void transpose8(const uint64_t* rows, size_t stride, int K, uint64_t* out) {
   int k0 = 0;
 #if defined(__AVX512F__)
   typedef VI M;
@@ -358,7 +385,7 @@ void transpose(const uint64_t* rows, size_t stride, int K, uint64_t* out) {
   typedef VI M;
   // 4 x 4 tiles, two per 8 rows
   for (; k0 + 4 <= K; k0 += 4) {
-    for (int hh = 0; hh < L; hh += 4) {
+    for (int hh = 0; hh < 8; hh += 4) {
       VU r[4];
       for (int i = 0; i < 4; ++i) r[i] = ld(rows + (hh + i) * stride + k0);
       const VU t0 = __builtin_shuffle(r[0], r[1], M{0, 4, 2, 6}), t1 = __builtin_shuffle(r[0], r[1], M{1, 5, 3, 7});
@@ -370,7 +397,13 @@ void transpose(const uint64_t* rows, size_t stride, int K, uint64_t* out) {
   }
 #endif
   for (; k0 < K; ++k0)
-    for (int l = 0; l < L; ++l) out[k0 * L + l] = rows[l * stride + k0];
+    for (int l = 0; l < 8; ++l) out[k0 * L + l] = rows[l * stride + k0];
+}
+}  // namespace
+
+void transpose(const uint64_t* rows, size_t stride, int K, uint64_t* out) {
+  static_assert(L % 8 == 0, "rows in eights");
+  for (int r0 = 0; r0 < L; r0 += 8) transpose8(rows + r0 * stride, stride, K, out + r0);
 }
 
 namespace {
@@ -398,11 +431,11 @@ inline VU add2(const LaneRound& R, const Term2& x, const Term2& y, VI& fb) {
   const VU Xn = xa ? x.sign : y.sign, Yn = xa ? y.sign : x.sign;
   const VI mX = xa ? mx : my, mY = xa ? my : mx, lX = xa ? x.lsb : y.lsb, lY = xa ? y.lsb : x.lsb;
   const VI sx = 60 - mX;
-  const VU Xp = Xs << cnt(sx);
+  const VU Xp = sll(Xs, sx);
   const VI base = lX - sx;  // the sum's last bit
   const VI k = lY - base;   // y's last bit above it (a zero y: any; it adds 0 and no sticky)
-  const VU Yp = k >= 0 ? Ys << cnt(k) : Ys >> cnt(-k);
-  const VU st = U((k < 0) & ((Ys & (((VU{} + 1) << cnt(-k)) - 1)) != 0)) & 1;
+  const VU Yp = k >= 0 ? sll(Ys, k) : srl(Ys, -k);
+  const VU st = U((k < 0) & ((Ys & (sll(VU{} + 1, -k) - 1)) != 0)) & 1;
   const VI xv = S(Xp), yv = S(Yp);
   const VI v = (Xn != 0 ? -xv : xv) + (Yn != 0 ? -yv : yv);
   const VI vneg = v < 0;
@@ -427,7 +460,7 @@ VU pairwise_run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, con
   for (int k = 0; k < n; ++k) {
     const size_t col = static_cast<size_t>(cols[k]) * L + h;
     const Dec x = dec(P.a, ld(At + col)), y = dec(P.b, ld(Bt + col));
-    const VU s = (x.sig & 0xffffffffu) * (y.sig & 0xffffffffu);
+    const VU s = mul32(x.sig, y.sig);
     const VI xe = x.exp + y.exp;
     bad |= x.special | y.special;
     emx = (s != 0) ? vmax(emx, xe) : emx;

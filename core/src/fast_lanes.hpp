@@ -9,7 +9,7 @@
 
 namespace mc::lanes {
 
-constexpr int kLanes = 8;
+constexpr int kLanes = 16;
 
 /// One operand format, as the branch-free decode needs it.
 struct LaneFmt {
@@ -18,6 +18,10 @@ struct LaneFmt {
   int32_t bias = 0;
   uint32_t enc = 0;  ///< Encoding: 0 IEEE, 1 FN, 2 FNUZ
   bool sub_in = true;
+  /// x is NaN/Inf when (x & sp_mask) == sp_val: IEEE exponent all ones; FN exponent and
+  /// mantissa all ones; FNUZ the sign bit alone
+  uint64_t sp_mask = 0, sp_val = 0;
+  uint64_t sub_mask = 0;  ///< mmask when subnormal inputs are kept, 0 (DAZ) otherwise
 };
 
 /// The rounder's constants (fast.cpp RoundK, round_to_format): d = (-1)^s mag 2^lsb rounded.
