@@ -187,7 +187,7 @@ inline VU round_mag(const LaneRound& R, VU sign, VU mag, VI lsb, VU sticky_in = 
 /// RoundK::round_fixed_t: v 2^lsb rounded; an exact zero gets the sign zs (0/1).
 inline VU round_fixed(const LaneRound& R, VI v, VI lsb, VU zs) {
   const VI neg = v < 0;
-  const VU r = round_mag(R, U(neg) & 1, U(neg ? -v : v), lsb);
+  const VU r = round_mag(R, U(neg) & 1, neg ? VU{} - U(v) : U(v), lsb);
   return v == 0 ? (zs != 0 ? VU{} + R.z_n : VU{} + R.z_p) : r;
 }
 
@@ -297,7 +297,7 @@ VU run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* c
       se = vmax(e0, e1);
       sf = pf;
       const VI a = shift_rd(v0, (se - pf) - (e0 - P.F)), b = shift_rd(v1, (se - pf) - (e1 - P.F));
-      sv = (e0 != kNoExp ? a : VI{}) + (e1 != kNoExp ? b : VI{});
+      sv = S(U(e0 != kNoExp ? a : VI{}) + U(e1 != kNoExp ? b : VI{}));
     } else {
       sv = v0;
       se = e0;
@@ -312,16 +312,17 @@ VU run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* c
     if (P.gap_on) drop |= (se - cexp0) > P.c_drop_gap;
     const VI cs = drop ? VI{} : shift_rd(cv, (se - P.c_frac) - (c.exp - cmb));
     const int fa = sf > P.c_frac ? sf : P.c_frac;
-    const VI valA = S(U(sv) << (fa - sf)) + S(U(cs) << (fa - P.c_frac)), lsbA = se - fa;
+    // (sums in unsigned arithmetic: exact in the lanes that use them, wrapping in the others)
+    const VI valA = S((U(sv) << (fa - sf)) + (U(cs) << (fa - P.c_frac))), lsbA = se - fa;
     // e_c > e_max: the product sum shifted to e_c, RD to sum_frac bits; then normalise + RD
     const VI ss = (has_s & (sv != 0)) ? shift_rd(sv, (cexp0 - P.sum_frac) - (se - sf)) : VI{};
     const VI cf = cnz ? bc(cmb) : bc(P.c_frac);
     const VI f = vmax(cf, bc(P.sum_frac));
-    VI valB = S(U(ss) << U(f - P.sum_frac)) + S(U(cv) << U(f - cf));
+    VI valB = S((U(ss) << U(f - P.sum_frac)) + (U(cv) << U(f - cf)));
     VI lsbB = cexp0 - f;
     if (P.late_norm_rd) {
       const VI anzb = valB != 0;
-      const VI lead = lsbB + (63 - clz(U(valB < 0 ? -valB : valB)));
+      const VI lead = lsbB + (63 - clz(valB < 0 ? VU{} - U(valB) : U(valB)));
       const VI e2 = vmax(lead, bc(P.R.emin));
       const VI vn = shift_rd(valB, (e2 - P.acc_frac) - lsbB);
       valB = anzb ? vn : valB;
@@ -437,11 +438,11 @@ inline VU add2(const LaneRound& R, const Term2& x, const Term2& y, VI& fb) {
   const VU Yp = k >= 0 ? sll(Ys, k) : srl(Ys, -k);
   const VU st = U((k < 0) & ((Ys & (sll(VU{} + 1, -k) - 1)) != 0)) & 1;
   const VI xv = S(Xp), yv = S(Yp);
-  const VI v = (Xn != 0 ? -xv : xv) + (Yn != 0 ? -yv : yv);
+  const VI v = S((Xn != 0 ? VU{} - U(xv) : U(xv)) + (Yn != 0 ? VU{} - U(yv) : U(yv)));
   const VI vneg = v < 0;
   const VI has_st = st != 0;
   const VU sign = has_st ? Xn : U(vneg) & 1;
-  const VU mag = has_st ? ((Xn ^ Yn) != 0 ? Xp - Yp - 1 : Xp + Yp) : U(vneg ? -v : v);
+  const VU mag = has_st ? ((Xn ^ Yn) != 0 ? Xp - Yp - 1 : Xp + Yp) : (vneg ? VU{} - U(v) : U(v));
   // zero sign: both terms zero: their common sign; a sum that cancels: RD gives -0
   const VU zs = (xnz | ynz) != 0 ? VU{} + (R.mode == 2 ? 1 : 0) : x.sign & y.sign;
   const VU r = round_mag(R, sign, mag, base, st);
