@@ -21,7 +21,7 @@ namespace mc::dist {
 
 namespace {
 int g_rank = 0, g_size = 1;
-bool g_started = false;
+[[maybe_unused]] bool g_started = false;  // MPI_Init called (MPI builds only)
 
 /// Whether a launcher started this process (mpirun: OMPI_COMM_WORLD_SIZE; srun --mpi=pmix or
 /// pmi2, MPICH's hydra: PMIX_RANK / PMI_RANK / PMI_SIZE), and the rank count where it says.

@@ -10,8 +10,10 @@
 
 #if defined(__AVX2__) || defined(__AVX512F__)
 // GCC 12 warns about the deliberately undefined register inside the AVX-512 intrinsics
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 #endif
 
@@ -20,6 +22,13 @@
 
 #ifndef MC_LANES_NS
 #define MC_LANES_NS generic
+#endif
+
+// Two-vector shuffle with constant lane indices (GCC and Clang spell it differently).
+#if defined(__clang__)
+#define MC_SHUF(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
+#else
+#define MC_SHUF(a, b, ...) __builtin_shuffle(a, b, VI{__VA_ARGS__})
 #endif
 
 namespace mc::lanes::MC_LANES_NS {
@@ -56,7 +65,7 @@ inline VI vmax(VI a, VI b) { return a > b ? a : b; }
 inline VI vmin(VI a, VI b) { return a < b ? a : b; }
 /// x clamped to [0, 63]: a shift count every lane may use (the lanes that do not need the
 /// shift discard its result).
-inline VU cnt(VI x) { return U(vmin(vmax(x, VI{}), VI{} + 63)); }
+[[maybe_unused]] inline VU cnt(VI x) { return U(vmin(vmax(x, VI{}), VI{} + 63)); }
 inline VI bc(int64_t x) { return VI{} + x; }
 /// x >> n with 0 for counts over 63 (negative ones too): what vpsrlvq does.
 inline VU srl(VU x, VI n) {
@@ -343,22 +352,21 @@ namespace {
 void transpose8(const uint64_t* rows, size_t stride, int K, uint64_t* out) {
   int k0 = 0;
 #if defined(__AVX512F__)
-  typedef VI M;
   // 8 x 8 tiles: three rounds of two-register shuffles (vpermt2q)
   for (; k0 + 8 <= K; k0 += 8) {
     VU r[8], t[8], u[8];
     for (int i = 0; i < 8; ++i) r[i] = ld(rows + i * stride + k0);
     for (int i = 0; i < 8; i += 2) {
-      t[i] = __builtin_shuffle(r[i], r[i + 1], M{0, 8, 2, 10, 4, 12, 6, 14});
-      t[i + 1] = __builtin_shuffle(r[i], r[i + 1], M{1, 9, 3, 11, 5, 13, 7, 15});
+      t[i] = MC_SHUF(r[i], r[i + 1], 0, 8, 2, 10, 4, 12, 6, 14);
+      t[i + 1] = MC_SHUF(r[i], r[i + 1], 1, 9, 3, 11, 5, 13, 7, 15);
     }
     for (int i : {0, 1, 4, 5}) {
-      u[i] = __builtin_shuffle(t[i], t[i + 2], M{0, 1, 8, 9, 4, 5, 12, 13});
-      u[i + 2] = __builtin_shuffle(t[i], t[i + 2], M{2, 3, 10, 11, 6, 7, 14, 15});
+      u[i] = MC_SHUF(t[i], t[i + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+      u[i + 2] = MC_SHUF(t[i], t[i + 2], 2, 3, 10, 11, 6, 7, 14, 15);
     }
     for (int i = 0; i < 4; ++i) {
-      const VU lo = __builtin_shuffle(u[i], u[i + 4], M{0, 1, 2, 3, 8, 9, 10, 11});
-      const VU hi = __builtin_shuffle(u[i], u[i + 4], M{4, 5, 6, 7, 12, 13, 14, 15});
+      const VU lo = MC_SHUF(u[i], u[i + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+      const VU hi = MC_SHUF(u[i], u[i + 4], 4, 5, 6, 7, 12, 13, 14, 15);
       std::memcpy(out + (k0 + i) * L, &lo, sizeof lo);
       std::memcpy(out + (k0 + i + 4) * L, &hi, sizeof hi);
     }
@@ -371,28 +379,27 @@ void transpose8(const uint64_t* rows, size_t stride, int K, uint64_t* out) {
       const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows + (2 * j + 1) * stride + k0));
       w[j] = reinterpret_cast<VU>(_mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1));
     }
-    const VU p0 = __builtin_shuffle(w[0], w[1], M{0, 4, 8, 12, 1, 5, 9, 13});
-    const VU p1 = __builtin_shuffle(w[0], w[1], M{2, 6, 10, 14, 3, 7, 11, 15});
-    const VU q0 = __builtin_shuffle(w[2], w[3], M{0, 4, 8, 12, 1, 5, 9, 13});
-    const VU q1 = __builtin_shuffle(w[2], w[3], M{2, 6, 10, 14, 3, 7, 11, 15});
-    const VU col[4] = {__builtin_shuffle(p0, q0, M{0, 1, 2, 3, 8, 9, 10, 11}),
-                       __builtin_shuffle(p0, q0, M{4, 5, 6, 7, 12, 13, 14, 15}),
-                       __builtin_shuffle(p1, q1, M{0, 1, 2, 3, 8, 9, 10, 11}),
-                       __builtin_shuffle(p1, q1, M{4, 5, 6, 7, 12, 13, 14, 15})};
+    const VU p0 = MC_SHUF(w[0], w[1], 0, 4, 8, 12, 1, 5, 9, 13);
+    const VU p1 = MC_SHUF(w[0], w[1], 2, 6, 10, 14, 3, 7, 11, 15);
+    const VU q0 = MC_SHUF(w[2], w[3], 0, 4, 8, 12, 1, 5, 9, 13);
+    const VU q1 = MC_SHUF(w[2], w[3], 2, 6, 10, 14, 3, 7, 11, 15);
+    const VU col[4] = {MC_SHUF(p0, q0, 0, 1, 2, 3, 8, 9, 10, 11),
+                       MC_SHUF(p0, q0, 4, 5, 6, 7, 12, 13, 14, 15),
+                       MC_SHUF(p1, q1, 0, 1, 2, 3, 8, 9, 10, 11),
+                       MC_SHUF(p1, q1, 4, 5, 6, 7, 12, 13, 14, 15)};
     for (int i = 0; i < 4; ++i) std::memcpy(out + (k0 + i) * L, &col[i], sizeof col[i]);
     k0 += 4;
   }
 #elif defined(__AVX2__)
-  typedef VI M;
   // 4 x 4 tiles, two per 8 rows
   for (; k0 + 4 <= K; k0 += 4) {
     for (int hh = 0; hh < 8; hh += 4) {
       VU r[4];
       for (int i = 0; i < 4; ++i) r[i] = ld(rows + (hh + i) * stride + k0);
-      const VU t0 = __builtin_shuffle(r[0], r[1], M{0, 4, 2, 6}), t1 = __builtin_shuffle(r[0], r[1], M{1, 5, 3, 7});
-      const VU t2 = __builtin_shuffle(r[2], r[3], M{0, 4, 2, 6}), t3 = __builtin_shuffle(r[2], r[3], M{1, 5, 3, 7});
-      const VU col[4] = {__builtin_shuffle(t0, t2, M{0, 1, 4, 5}), __builtin_shuffle(t1, t3, M{0, 1, 4, 5}),
-                         __builtin_shuffle(t0, t2, M{2, 3, 6, 7}), __builtin_shuffle(t1, t3, M{2, 3, 6, 7})};
+      const VU t0 = MC_SHUF(r[0], r[1], 0, 4, 2, 6), t1 = MC_SHUF(r[0], r[1], 1, 5, 3, 7);
+      const VU t2 = MC_SHUF(r[2], r[3], 0, 4, 2, 6), t3 = MC_SHUF(r[2], r[3], 1, 5, 3, 7);
+      const VU col[4] = {MC_SHUF(t0, t2, 0, 1, 4, 5), MC_SHUF(t1, t3, 0, 1, 4, 5),
+                         MC_SHUF(t0, t2, 2, 3, 6, 7), MC_SHUF(t1, t3, 2, 3, 6, 7)};
       for (int i = 0; i < 4; ++i) std::memcpy(out + (k0 + i) * L + hh, &col[i], sizeof col[i]);
     }
   }
