@@ -373,7 +373,70 @@ struct Term {
   bool neg;
 };
 
-/// exact_sum_round over terms, when the range fits 120 bits (false otherwise).
+/// Terms whose range exceeds 120 bits (several terms, or two that overlap): the exact sum in
+/// a fixed-point accumulator of 64-bit limbs (two's complement, bit 0 at lo), then its top
+/// 120 bits with a sticky for the rest, rounded once. False beyond kWideLimbs limbs (formats
+/// with an exponent range wider than binary64's: the reference).
+constexpr int kWideLimbs = 80;
+inline bool wide_sum_round(const RoundK& R, const Term* t, int n, int lo, int hi, bool zero_sign,
+                           uint64_t& out) {
+  const int limbs = (hi - lo + 1 + 8) / 64 + 2;  // + carries of up to 2^7 terms, + the sign
+  if (limbs > kWideLimbs) return false;
+  uint64_t acc[kWideLimbs + 3] = {};
+  for (int i = 0; i < n; ++i) {
+    if (!t[i].sig) continue;
+    const int off = t[i].lsb - lo, w = off / 64, b = off % 64;
+    // sig (< 2^128) << b over three limbs
+    uint64_t part[3] = {static_cast<uint64_t>(t[i].sig << b), static_cast<uint64_t>((t[i].sig << b) >> 64),
+                        b ? static_cast<uint64_t>(t[i].sig >> (128 - b)) : 0};
+    if (!t[i].neg) {
+      uint64_t carry = 0;
+      for (int j = w; j < limbs; ++j) {
+        const uint64_t x = j - w < 3 ? part[j - w] : 0;
+        const u128 s = static_cast<u128>(acc[j]) + x + carry;
+        acc[j] = static_cast<uint64_t>(s);
+        carry = static_cast<uint64_t>(s >> 64);
+        if (j - w >= 2 && !carry) break;
+      }
+    } else {
+      uint64_t borrow = 0;
+      for (int j = w; j < limbs; ++j) {
+        const uint64_t x = j - w < 3 ? part[j - w] : 0;
+        const u128 s = static_cast<u128>(acc[j]) - x - borrow;
+        acc[j] = static_cast<uint64_t>(s);
+        borrow = static_cast<uint64_t>(s >> 64) & 1;
+        if (j - w >= 2 && !borrow) break;
+      }
+    }
+  }
+  const bool neg = acc[limbs - 1] >> 63;
+  if (neg) {  // two's complement negation: the magnitude
+    uint64_t carry = 1;
+    for (int j = 0; j < limbs; ++j) {
+      const u128 s = static_cast<u128>(~acc[j]) + carry;
+      acc[j] = static_cast<uint64_t>(s);
+      carry = static_cast<uint64_t>(s >> 64);
+    }
+  }
+  int top = limbs - 1;
+  while (top >= 0 && !acc[top]) --top;
+  if (top < 0) {  // an exact zero
+    out = R.zero(zero_sign);
+    return true;
+  }
+  const int m = top * 64 + (63 - __builtin_clzll(acc[top]));  // msb of the magnitude
+  const int drop = m > 119 ? m - 119 : 0;                        // keep bits m .. m - 119
+  const int dw = drop / 64, db = drop % 64;
+  // bits 64 w + db .. 64 w + db + 63 of the accumulator (the limbs above `limbs` are 0)
+  auto get64 = [&](int w) { return db ? (acc[w] >> db) | (acc[w + 1] << (64 - db)) : acc[w]; };
+  const u128 mag = (static_cast<u128>(get64(dw + 1)) << 64) | get64(dw);
+  bool sticky = db && (acc[dw] & ((uint64_t{1} << db) - 1)) != 0;
+  for (int j = 0; j < dw && !sticky; ++j) sticky = acc[j] != 0;
+  out = round_to_format(R.f, Exact{neg, mag, lo + drop, sticky}, R.o);
+  return true;
+}
+
+/// exact_sum_round over terms (wide_sum_round for ranges over 120 bits).
 inline bool sum_round(const RoundK& R, const Term* t, int n, bool zero_sign, uint64_t& out) {
   int lo = 0, hi = 0;
   bool any = false;
@@ -390,13 +453,13 @@ inline bool sum_round(const RoundK& R, const Term* t, int n, bool zero_sign, uin
     // large one X shifted left by g guard bits, where X * 2^g has at least 56 significant bits
     // (3 more than any output keeps), so y only says on which side of X the exact sum lies:
     // X * 2^g (+ or - 1) with a sticky rounds as the exact sum does.
-    if (n != 2 || !t[0].sig || !t[1].sig) return false;
+    if (n != 2 || !t[0].sig || !t[1].sig) return wide_sum_round(R, t, n, lo, hi, zero_sign, out);
     const int h0 = t[0].lsb + msb_index(t[0].sig), h1 = t[1].lsb + msb_index(t[1].sig);
     const Term& X = h0 >= h1 ? t[0] : t[1];
     const bool y_neg = h0 >= h1 ? t[1].neg : t[0].neg;
     const int y_hi = h0 >= h1 ? h1 : h0, xm = msb_index(X.sig);
     const int g = std::max(3, 56 - xm);
-    if (y_hi >= X.lsb - g || xm + g > 120) return false;
+    if (y_hi >= X.lsb - g || xm + g > 120) return wide_sum_round(R, t, n, lo, hi, zero_sign, out);
     u128 mag = X.sig << g;
     if (X.neg != y_neg) mag -= 1;  // X - y = (X 2^g - 1) + (1 - y 2^g), the last part in (0, 1)
     out = round_to_format(R.f, Exact{X.neg, mag, X.lsb - g, true}, R.o);
@@ -608,7 +671,9 @@ FastDot::FastDot(const Datapath& dp) {
   const std::string kname = I->name;
   // (the exact adder of one product, an FMA chain, is the pairwise kernel with n = 1: fl(c + p))
   const bool tree = kname == "pairwise/i128" || (kname == "exact/i128" && dp.n_fma == 1);
-  if ((kname == "fused/i64" || tree) && (!dp.prod_round_out || tree) && dp.a_fmt.width() <= 32 &&
+  // (the exact adder of several products: two-limb sums, fast_lanes.cpp exact_run)
+  const bool exact_multi = kname == "exact/i128" && dp.n_fma > 1 && !dp.prod_round_out;
+  if ((kname == "fused/i64" || tree || exact_multi) && (!dp.prod_round_out || tree) && dp.a_fmt.width() <= 32 &&
       dp.b_fmt.width() <= 32 && dp.a_fmt.mbits <= 23 && dp.b_fmt.mbits <= 23) {
     auto lf = [](const Format& f, bool sub) {
       lanes::LaneFmt x;
@@ -640,6 +705,7 @@ FastDot::FastDot(const Datapath& dp) {
     P.czero_on = dp.c_zero_exp != kNone;
     P.c_zero_exp = dp.c_zero_exp;
     P.pairwise = tree;
+    P.exact = exact_multi;
     P.late_c = dp.late_c;
     P.inter2 = dp.late_c && dp.interleave == 2;
     P.mode = static_cast<int>(dp.prod_align);
@@ -752,7 +818,9 @@ void FastDot::batch(const uint64_t* a, const uint64_t* b, const uint64_t* c, uin
     }
     for (int l = 0; l < m; ++l) {
       const size_t i = i0 + l;
-      d[i] = r->bad[l] ? dot(dp, a + i * Ks, b + i * Ks, K, c[i]) : r->d[l];
+      // a lane the kernel left (NaN/Inf, overflow, a range it does not hold): the scalar
+      // kernel of the sample, which itself hands NaN/Inf and overflows to the reference
+      d[i] = r->bad[l] ? I.fn(I, a + i * Ks, b + i * Ks, K, c[i]) : r->d[l];
     }
   }
 }

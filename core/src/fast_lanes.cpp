@@ -527,6 +527,149 @@ VU pairwise_run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, con
   return d;
 }
 
+/// A signed 128-bit value per lane in two limbs (two's complement).
+struct W2 {
+  VU lo, hi;
+};
+inline W2 w_sel(VI m, W2 a, W2 b) { return W2{m ? a.lo : b.lo, m ? a.hi : b.hi}; }
+inline W2 w_add(W2 a, W2 b) {
+  const VU lo = a.lo + b.lo;
+  return W2{lo, a.hi + b.hi + (U(lo < a.lo) & 1)};  // lo < a.lo: a carry
+}
+inline W2 w_sub(W2 a, W2 b) {
+  const VU lo = a.lo - b.lo;
+  return W2{lo, a.hi - b.hi - (U(a.lo < b.lo) & 1)};
+}
+/// sig << off, 0 <= off <= 127 (sig < 2^64; the bits above 128 are lost: callers keep them 0).
+inline W2 w_shl(VU sig, VI off) {
+  const VI hi_sh = off - 64;
+  return W2{sll(sig, off), hi_sh >= 0 ? sll(sig, hi_sh) : srl(sig, 64 - off)};
+}
+/// floor(x / 2^s), s >= 0 (any size), and whether the bits shifted out were nonzero.
+inline W2 w_sra(W2 x, VI s, VI& st) {
+  const VI big = s >= 64;
+  const VI s1 = big ? s - 64 : s;  // 0 .. : the shift within the limb pair
+  const VU lo_m = big ? x.hi : x.lo, hi_m = big ? U(sra(S(x.hi), bc(63))) : x.hi;
+  // dropped: big: x.lo whole and the low s1 bits of x.hi; else the low s bits of x.lo
+  const VU low_mask = sll(VU{} + 1, s1) - 1;  // s1 > 63: every bit
+  st = big ? ((x.lo != 0) | ((x.hi & low_mask) != 0)) : ((x.lo & low_mask) != 0);
+  const VU lo = (srl(lo_m, s1)) | (s1 > 0 ? sll(hi_m, 64 - s1) : VU{});
+  // s1 > 63 (only when big): lo = hi >> s1 arithmetically, i.e. the sign
+  const VU lo2 = s1 > 63 ? U(sra(S(hi_m), bc(63))) : lo;
+  return W2{lo2, U(sra(S(hi_m), s1))};
+}
+/// Leading bit of a nonzero 128-bit magnitude (-1 for zero).
+inline VI w_msb(W2 x) { return x.hi != 0 ? 127 - clz(x.hi) : 63 - clz(x.lo); }
+
+/// The exact adder of several products (CDNA1 fp16/bf16, fast.cpp exact_group): the products
+/// and c summed exactly, one rounding by R. The products are summed in 128 bits with their last
+/// bit at G = (their top bit) - 118. c joins at G, or, when c lies more than 124 bits above G,
+/// the product sum is moved to c's scale instead. A term below the grid (a product more than
+/// 118 bits below the top one, c, or the product sum moved to c's scale) is shifted right, its
+/// bits below the grid kept as a sticky: with one such term the sum lies strictly between two
+/// neighbours on the grid, which rounds as the exact sum does whenever the rounding position
+/// lies above the grid's last bit. A lane with two such terms, or a sum too small for that,
+/// is bad (the scalar kernel of fast.cpp takes it).
+VU exact_run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* cols, VU cbits,
+             int n, int h, VI& bad_out) {
+  VU sig[64], ng[64];
+  VI lsb[64];
+  VI bad{}, ptop = bc(kNoExp);
+  VU anz{}, aneg = VU{} + 1;
+  for (int k = 0; k < n; ++k) {
+    const size_t col = static_cast<size_t>(cols[k]) * L + h;
+    const Dec x = dec(P.a, ld(At + col)), y = dec(P.b, ld(Bt + col));
+    const VU s = mul32(x.sig, y.sig);
+    const VI xe = x.exp + y.exp, nz = s != 0;
+    bad |= x.special | y.special;
+    ptop = nz ? vmax(ptop, xe + 1) : ptop;  // a product < 2^(xe + 2)
+    anz |= U(nz);
+    sig[k] = s;
+    lsb[k] = xe - P.raw_frac;
+    ng[k] = x.sign ^ y.sign;
+    aneg &= ng[k];
+  }
+  if (P.ovf_on) {  // as in run(): the exact test only near the limit
+    const VI near = ptop >= P.ovf;
+    for (int l = 0; l < VL; ++l) {
+      if (!near[l]) continue;
+      for (int k = 0; k < n; ++k) {
+        const uint64_t s = sig[k][l];
+        if (s && 63 - __builtin_clzll(s) + lsb[k][l] >= P.ovf) bad[l] = -1;
+      }
+    }
+  }
+  const int cmb = static_cast<int>(P.c.mbits);
+  const Dec c = dec(P.c, cbits);
+  bad |= c.special;
+  const VI cnz = c.sig != 0, clsb = c.exp - cmb;
+  anz |= U(cnz);
+  aneg &= c.sign;
+  const VI pnz = ptop != kNoExp;
+  // the products' sum at G (no products: G = c's last bit)
+  const VI G = pnz ? ptop - 118 : clsb;
+  W2 sum{VU{}, VU{}};
+  VI floors{};  // terms shifted right with a sticky (at most one may be: else bad)
+  VI st_p{};
+  for (int k = 0; k < n; ++k) {
+    const VI off = lsb[k] - G;
+    const W2 t = w_shl(sig[k], off);
+    sum = w_sel(ng[k] != 0, w_sub(sum, t), w_add(sum, t));
+    const VI low = (sig[k] != 0) & (off < 0);  // more than 118 bits below the top product
+    bool any = false;
+    for (int l = 0; l < VL; ++l) any |= low[l] != 0;
+    if (any) {  // (w_shl gave 0 there): floor(+-sig / 2^-off) and its sticky
+      const VI sv = ng[k] != 0 ? -S(sig[k]) : S(sig[k]);
+      VI st;
+      const W2 f = w_sra(W2{U(sv), U(sra(sv, bc(63)))}, -off, st);
+      sum = w_sel(low, w_add(sum, f), sum);
+      st_p |= low & st;
+      floors -= low;
+    }
+  }
+  // c: at G when it lies at most 124 bits above (|c| < 2^125, |sum| < 2^126: no overflow),
+  // its low bits below G as a sticky; else the sum goes to c's scale Gc = c.exp - 124
+  const VI c_high = cnz & pnz & (c.exp > G + 124);
+  const VI Gt = c_high ? c.exp - 124 : G;
+  VI st_s, st_c;
+  const W2 s2 = w_sra(sum, c_high ? Gt - G : VI{}, st_s);
+  const VI cv = c.sign != 0 ? -S(c.sig) : S(c.sig);
+  W2 cw;
+  {
+    const VI coff = clsb - Gt;  // >= 0: exact; < 0: c shifted right with a sticky
+    const W2 cpos = w_shl(c.sig, coff >= 0 ? coff : VI{});
+    const W2 cp = w_sel(c.sign != 0, w_sub(W2{VU{}, VU{}}, cpos), cpos);
+    const W2 cx{U(cv), U(sra(cv, bc(63)))};
+    const W2 cn = w_sra(cx, coff < 0 ? -coff : VI{}, st_c);
+    cw = w_sel(coff >= 0, cp, cn);
+    st_c = coff >= 0 ? VI{} : st_c;
+  }
+  cw = w_sel(cnz, cw, W2{VU{}, VU{}});
+  st_c &= cnz;
+  st_s &= c_high;
+  const W2 t = w_add(s2, cw);
+  // the floors: c's, the sum's, the products'; the sum's covers the products' before it
+  floors -= (cnz & (clsb < Gt)) | c_high;
+  bad |= floors > 1;
+  const VI st = st_s | st_c | st_p;
+  // the magnitude: t >= 0: t (+ sticky); t < 0: -t - 1 + sticky, or -t without
+  const VI neg = S(t.hi) < 0;
+  const W2 nt = w_sub(W2{VU{}, VU{}}, t);
+  const W2 nm = w_sub(nt, W2{U(st) & 1, VU{}});
+  const W2 mag{neg ? nm.lo : t.lo, neg ? nm.hi : t.hi};
+  const VI m = w_msb(mag);
+  bad |= st & (m < P.R.p + 2);  // the rounding position must lie above the grid's last bit
+  // the top 62 bits of the magnitude and a sticky for the rest
+  const VI sh = vmax(m - 61, VI{});
+  VI st2;
+  const W2 top = w_sra(mag, sh, st2);  // mag >= 0: a logical shift
+  const VI zero = ~st & (t.lo == 0) & (t.hi == 0);
+  const VU zs = anz != 0 ? VU{} + (P.zs_rd ? 1 : 0) : aneg;
+  const VU r = round_mag(P.R, U(neg) & 1, top.lo, Gt + sh, U(st | st2) & 1);
+  bad_out |= bad;
+  return zero ? (zs != 0 ? VU{} + P.R.z_n : VU{} + P.R.z_p) : r;
+}
+
 /// Every group of the block, each one's d the next one's c.
 template <class G>
 void chain(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* order, int K,
@@ -564,6 +707,7 @@ void block(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const in
            const uint64_t* C, LaneOut& o) {
   const bool trunc = static_cast<AlignRound>(P.mode) == AlignRound::Truncate;
   if (P.pairwise) chain(P, At, Bt, order, K, C, o, pairwise_run);
+  else if (P.exact) chain(P, At, Bt, order, K, C, o, exact_run);
   else if (trunc && !P.late_c) chain(P, At, Bt, order, K, C, o, run<true, false, false>);
   else if (trunc && P.inter2) chain(P, At, Bt, order, K, C, o, run<true, true, true>);
   else if (trunc) chain(P, At, Bt, order, K, C, o, run<true, true, false>);

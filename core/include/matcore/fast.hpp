@@ -16,15 +16,17 @@
 //    re-implemented on those integers with the constants of the output format precomputed;
 //  * the pairwise tree (CDNA2) and the exact adder (CDNA1, SFMA) sum in 128-bit integers when
 //    the exponent spread of the terms allows; two terms too far apart for that are rounded from
-//    the larger one with guard bits and a sticky;
-//  * batch() runs 8 samples at once in SIMD lanes (fast_lanes.cpp): the whole fused group
+//    the larger one with guard bits and a sticky, any other wider spread is summed in an
+//    accumulator of 64-bit limbs (up to 80: every format up to binary64);
+//  * batch() runs 16 samples at once in SIMD lanes (fast_lanes.cpp): the whole fused group
 //    (multiplier, aligner, adder, late-c tail, normaliser, rounder, c_final_add), the pairwise
 //    tree and the one-product exact adder (FMA chains) as two-term sums done the way a
 //    floating-point adder does them (the larger term at bits 60.., the other shifted in with a
-//    sticky);
+//    sticky), and the exact adder of several products in two-limb (128-bit) sums; a lane these
+//    kernels cannot hold goes to the scalar kernel;
 //  * anything rare -- a NaN or an infinity among the inputs, a product that overflows, a pair of
-//    the tree that rounds to infinity, more than two terms spread beyond 120 bits -- sends that
-//    sample to the reference dot(), which is therefore the one definition of every special case.
+//    the tree that rounds to infinity, a spread beyond 80 limbs -- sends that sample to the
+//    reference dot(), which is therefore the one definition of every special case.
 // `make bench-check` compares the two on 10^7 random samples per preset (bench/bench_check.cpp,
 // docs/performance.md); tb/test_fast.cpp does the same on a smaller count in `make test`.
 #pragma once
@@ -44,9 +46,9 @@ class FastDot {
   /// d for one sample: the same contract and the same bits as dot(dp, a, b, K, c).
   uint64_t operator()(const uint64_t* a, const uint64_t* b, int K, uint64_t c) const;
   /// d[i] = (*this)(a + i*K, b + i*K, K, c[i]) for i < n. The fused datapaths on 64-bit
-  /// integers, the pairwise trees and the exact adders of one product, with products of at
-  /// most 24 x 24 bits, run 8 samples at once through SIMD lane kernels (the instruction set
-  /// chosen at run time: lanes()); the others sample by sample.
+  /// integers, the pairwise trees and the exact adders, with products of at most 24 x 24 bits,
+  /// run 16 samples at once through SIMD lane kernels (the instruction set chosen at run time:
+  /// lanes()); the others sample by sample.
   void batch(const uint64_t* a, const uint64_t* b, const uint64_t* c, uint64_t* d, size_t n,
              int K) const;
   /// The kernel chosen: "fused/i64", "fused/i128", "pairwise/i128", "exact/i128" or "reference".
