@@ -72,6 +72,7 @@ TEST(FastKernel, RandomDesigns) {
       set_field(dp, "emin_lim", pick({"none", "-133", "-20"}));
       set_field(dp, "c_zero_exp", pick({"none", "-126", "-10"}));
     }
+    if (dp.adder == AdderKind::Exact) set_field(dp, "n_fma", std::to_string(1 + g() % 8));
     set_field(dp, "out_round", pick({"rne", "rtz", "rd", "ru", "rna"}));
     set_field(dp, "sub_in", pick({"true", "false"}));
     set_field(dp, "sub_out", pick({"true", "false"}));
@@ -103,7 +104,7 @@ TEST(FastKernel, EveryLaneKernel) {
     ::setenv("MATCORE_LANES", isa, 1);
     for (const char* name : {"mi300x/fp16", "mi300x/e5m2fnuz,e4m3fnuz", "h100/fp16", "b200/e4m3",
                              "h100/e4m3/mma.sync", "mi250/fp16", "mi210/bf16", "mi100/fp16",
-                             "mi100/bf16"}) {
+                             "mi100/bf16", "mi300x/fp32", "mi210/fp64"}) {
       const std::string s = name;
       const size_t p1 = s.find('/'), p2 = s.find('/', p1 + 1);
       const std::string variant = p2 == std::string::npos ? "" : s.substr(p2 + 1);
@@ -117,8 +118,10 @@ TEST(FastKernel, EveryLaneKernel) {
     }
   }
   ::unsetenv("MATCORE_LANES");
-  // the fp64 FMA chains (106-bit products): one by one
-  EXPECT_STREQ(FastDot(find_preset("mi210", "fp64")).lanes(), "none");
+  // the fused adder in 128-bit integers (F = 100): one by one
+  Datapath wide = find_preset("h100", "fp16");
+  wide.frac_bits = 100;
+  EXPECT_STREQ(FastDot(wide).lanes(), "none");
 }
 
 TEST(FastKernel, BatchEqualsOneByOne) {

@@ -671,10 +671,14 @@ FastDot::FastDot(const Datapath& dp) {
   const std::string kname = I->name;
   // (the exact adder of one product, an FMA chain, is the pairwise kernel with n = 1: fl(c + p))
   const bool tree = kname == "pairwise/i128" || (kname == "exact/i128" && dp.n_fma == 1);
-  // (the exact adder of several products: two-limb sums, fast_lanes.cpp exact_run)
-  const bool exact_multi = kname == "exact/i128" && dp.n_fma > 1 && !dp.prod_round_out;
-  if ((kname == "fused/i64" || tree || exact_multi) && (!dp.prod_round_out || tree) && dp.a_fmt.width() <= 32 &&
-      dp.b_fmt.width() <= 32 && dp.a_fmt.mbits <= 23 && dp.b_fmt.mbits <= 23) {
+  const bool narrow_in = dp.a_fmt.width() <= 32 && dp.b_fmt.width() <= 32 && dp.a_fmt.mbits <= 23 &&
+                         dp.b_fmt.mbits <= 23;
+  // the exact adder of several products, and any exact adder of wider significands (up to
+  // binary64's: the fp64 FMA chains): two-limb sums, fast_lanes.cpp exact_run
+  const bool wide_in = dp.a_fmt.mbits <= 52 && dp.b_fmt.mbits <= 52 && dp.out_fmt.mbits <= 52;
+  const bool exact_lanes = kname == "exact/i128" && !dp.prod_round_out &&
+                           (narrow_in ? dp.n_fma > 1 : wide_in);
+  if ((((kname == "fused/i64" || tree) && (!dp.prod_round_out || tree)) && narrow_in) || exact_lanes) {
     auto lf = [](const Format& f, bool sub) {
       lanes::LaneFmt x;
       x.mbits = static_cast<uint32_t>(f.mbits);
@@ -704,8 +708,9 @@ FastDot::FastDot(const Datapath& dp) {
     P.emin_lim = dp.emin_lim;
     P.czero_on = dp.c_zero_exp != kNone;
     P.c_zero_exp = dp.c_zero_exp;
-    P.pairwise = tree;
-    P.exact = exact_multi;
+    P.pairwise = tree && !exact_lanes;
+    P.exact = exact_lanes;
+    P.wide = !narrow_in;
     P.late_c = dp.late_c;
     P.inter2 = dp.late_c && dp.interleave == 2;
     P.mode = static_cast<int>(dp.prod_align);

@@ -561,28 +561,48 @@ inline W2 w_sra(W2 x, VI s, VI& st) {
 /// Leading bit of a nonzero 128-bit magnitude (-1 for zero).
 inline VI w_msb(W2 x) { return x.hi != 0 ? 127 - clz(x.hi) : 63 - clz(x.lo); }
 
-/// The exact adder of several products (CDNA1 fp16/bf16, fast.cpp exact_group): the products
-/// and c summed exactly, one rounding by R. The products are summed in 128 bits with their last
-/// bit at G = (their top bit) - 118. c joins at G, or, when c lies more than 124 bits above G,
-/// the product sum is moved to c's scale instead. A term below the grid (a product more than
-/// 118 bits below the top one, c, or the product sum moved to c's scale) is shifted right, its
-/// bits below the grid kept as a sticky: with one such term the sum lies strictly between two
-/// neighbours on the grid, which rounds as the exact sum does whenever the rounding position
-/// lies above the grid's last bit. A lane with two such terms, or a sum too small for that,
-/// is bad (the scalar kernel of fast.cpp takes it).
+/// x << off, 0 <= off <= 127, for x < 2^128 whose bits stay below 2^128; 0 for a negative off.
+inline W2 w_shl2(W2 x, VI off) {
+  const VI hi_sh = off - 64;
+  return W2{sll(x.lo, off), hi_sh >= 0 ? sll(x.lo, hi_sh) : (sll(x.hi, off) | srl(x.lo, 64 - off))};
+}
+/// The exact product of two significands below 2^54 (binary64: 53 bits): 128 bits from four
+/// 32 x 32-bit products.
+inline W2 mul53(VU a, VU b) {
+  const VU a1 = a >> 32, b1 = b >> 32;
+  const VU ll = mul32(a, b), hh = mul32(a1, b1), mid = mul32(a, b1) + mul32(a1, b);  // mid < 2^55
+  const VU lo = ll + (mid << 32);
+  return W2{lo, hh + (mid >> 32) + (U(lo < ll) & 1)};
+}
+
+/// The exact adder (CDNA1 fp16/bf16 and the binary64 FMA chains, fast.cpp exact_group): the
+/// products and c summed exactly, one rounding by R. Wide: significands of up to 53 bits,
+/// 106-bit products; else products of up to 24 x 24 bits.
+///
+/// Every term (the products, c) is an integer times 2^lsb, below 2^(top + 1). The terms whose
+/// last bit lies at or above G = (the highest top) - 118 are summed exactly in 128 bits (two
+/// 64-bit limbs a lane, with carries) on that grid. The others, far below the top term, are
+/// summed exactly on a grid of their own (G2 = their highest top - 118), and that sum joins the
+/// first shifted right to G, its bits below G kept as a sticky: the exact sum then lies
+/// strictly between two neighbours on the grid, which rounds as the exact sum does whenever the
+/// rounding position lies at least two bits above the grid. A lane with a term below G2 too, or
+/// with a sum too small for that, is bad (the scalar kernel of fast.cpp takes it).
+template <bool Wide>
 VU exact_run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* cols, VU cbits,
              int n, int h, VI& bad_out) {
-  VU sig[64], ng[64];
-  VI lsb[64];
-  VI bad{}, ptop = bc(kNoExp);
+  W2 sig[65];
+  VU ng[65];
+  VI lsb[65], top[65];
+  VI bad{}, all_top = bc(kNoExp);
   VU anz{}, aneg = VU{} + 1;
   for (int k = 0; k < n; ++k) {
     const size_t col = static_cast<size_t>(cols[k]) * L + h;
     const Dec x = dec(P.a, ld(At + col)), y = dec(P.b, ld(Bt + col));
-    const VU s = mul32(x.sig, y.sig);
-    const VI xe = x.exp + y.exp, nz = s != 0;
+    const W2 s = Wide ? mul53(x.sig, y.sig) : W2{mul32(x.sig, y.sig), VU{}};
+    const VI xe = x.exp + y.exp, nz = (s.lo | s.hi) != 0;
     bad |= x.special | y.special;
-    ptop = nz ? vmax(ptop, xe + 1) : ptop;  // a product < 2^(xe + 2)
+    top[k] = nz ? xe + 1 : bc(kNoExp);  // a product < 2^(xe + 2)
+    all_top = vmax(all_top, top[k]);
     anz |= U(nz);
     sig[k] = s;
     lsb[k] = xe - P.raw_frac;
@@ -590,68 +610,56 @@ VU exact_run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const 
     aneg &= ng[k];
   }
   if (P.ovf_on) {  // as in run(): the exact test only near the limit
-    const VI near = ptop >= P.ovf;
+    const VI near = all_top >= P.ovf;
     for (int l = 0; l < VL; ++l) {
       if (!near[l]) continue;
       for (int k = 0; k < n; ++k) {
-        const uint64_t s = sig[k][l];
-        if (s && 63 - __builtin_clzll(s) + lsb[k][l] >= P.ovf) bad[l] = -1;
+        const uint64_t hi = sig[k].hi[l], lo = sig[k].lo[l];
+        const int msb = hi ? 127 - __builtin_clzll(hi) : lo ? 63 - __builtin_clzll(lo) : -1;
+        if (msb >= 0 && msb + lsb[k][l] >= P.ovf) bad[l] = -1;
       }
     }
   }
   const int cmb = static_cast<int>(P.c.mbits);
   const Dec c = dec(P.c, cbits);
   bad |= c.special;
-  const VI cnz = c.sig != 0, clsb = c.exp - cmb;
+  const VI cnz = c.sig != 0;
   anz |= U(cnz);
   aneg &= c.sign;
-  const VI pnz = ptop != kNoExp;
-  // the products' sum at G (no products: G = c's last bit)
-  const VI G = pnz ? ptop - 118 : clsb;
+  sig[n] = W2{c.sig, VU{}};
+  lsb[n] = c.exp - cmb;
+  top[n] = cnz ? c.exp : bc(kNoExp);
+  ng[n] = c.sign;
+  all_top = vmax(all_top, top[n]);
+  const VI G = all_top - 118;
+  // the terms on G (a term below it shifts to 0 there); the terms below G
   W2 sum{VU{}, VU{}};
-  VI floors{};  // terms shifted right with a sticky (at most one may be: else bad)
-  VI st_p{};
-  for (int k = 0; k < n; ++k) {
+  VI low_top = bc(kNoExp);
+  VI lows[65];
+  for (int k = 0; k <= n; ++k) {
     const VI off = lsb[k] - G;
-    const W2 t = w_shl(sig[k], off);
+    const W2 t = k < n && Wide ? w_shl2(sig[k], off) : w_shl(sig[k].lo, off);
     sum = w_sel(ng[k] != 0, w_sub(sum, t), w_add(sum, t));
-    const VI low = (sig[k] != 0) & (off < 0);  // more than 118 bits below the top product
-    bool any = false;
-    for (int l = 0; l < VL; ++l) any |= low[l] != 0;
-    if (any) {  // (w_shl gave 0 there): floor(+-sig / 2^-off) and its sticky
-      const VI sv = ng[k] != 0 ? -S(sig[k]) : S(sig[k]);
-      VI st;
-      const W2 f = w_sra(W2{U(sv), U(sra(sv, bc(63)))}, -off, st);
-      sum = w_sel(low, w_add(sum, f), sum);
-      st_p |= low & st;
-      floors -= low;
+    lows[k] = (top[k] != kNoExp) & (off < 0);
+    low_top = lows[k] ? vmax(low_top, top[k]) : low_top;
+  }
+  const VI has_low = low_top != kNoExp;
+  bool any_low = false;
+  for (int l = 0; l < VL; ++l) any_low |= has_low[l] != 0;
+  VI st{};
+  if (any_low) {  // (rare for the presets but CDNA1 bf16: products far apart, c far below)
+    const VI G2 = has_low ? low_top - 118 : G;
+    W2 low{VU{}, VU{}};
+    for (int k = 0; k <= n; ++k) {
+      const VI off = lsb[k] - G2;
+      bad |= lows[k] & (off < 0);  // a third level: the scalar kernel
+      const W2 t = k < n && Wide ? w_shl2(sig[k], off) : w_shl(sig[k].lo, off);
+      low = w_sel(lows[k], w_sel(ng[k] != 0, w_sub(low, t), w_add(low, t)), low);
     }
+    const W2 f = w_sra(low, G - G2, st);
+    sum = w_add(sum, f);
   }
-  // c: at G when it lies at most 124 bits above (|c| < 2^125, |sum| < 2^126: no overflow),
-  // its low bits below G as a sticky; else the sum goes to c's scale Gc = c.exp - 124
-  const VI c_high = cnz & pnz & (c.exp > G + 124);
-  const VI Gt = c_high ? c.exp - 124 : G;
-  VI st_s, st_c;
-  const W2 s2 = w_sra(sum, c_high ? Gt - G : VI{}, st_s);
-  const VI cv = c.sign != 0 ? -S(c.sig) : S(c.sig);
-  W2 cw;
-  {
-    const VI coff = clsb - Gt;  // >= 0: exact; < 0: c shifted right with a sticky
-    const W2 cpos = w_shl(c.sig, coff >= 0 ? coff : VI{});
-    const W2 cp = w_sel(c.sign != 0, w_sub(W2{VU{}, VU{}}, cpos), cpos);
-    const W2 cx{U(cv), U(sra(cv, bc(63)))};
-    const W2 cn = w_sra(cx, coff < 0 ? -coff : VI{}, st_c);
-    cw = w_sel(coff >= 0, cp, cn);
-    st_c = coff >= 0 ? VI{} : st_c;
-  }
-  cw = w_sel(cnz, cw, W2{VU{}, VU{}});
-  st_c &= cnz;
-  st_s &= c_high;
-  const W2 t = w_add(s2, cw);
-  // the floors: c's, the sum's, the products'; the sum's covers the products' before it
-  floors -= (cnz & (clsb < Gt)) | c_high;
-  bad |= floors > 1;
-  const VI st = st_s | st_c | st_p;
+  const W2 t = sum;
   // the magnitude: t >= 0: t (+ sticky); t < 0: -t - 1 + sticky, or -t without
   const VI neg = S(t.hi) < 0;
   const W2 nt = w_sub(W2{VU{}, VU{}}, t);
@@ -662,10 +670,10 @@ VU exact_run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const 
   // the top 62 bits of the magnitude and a sticky for the rest
   const VI sh = vmax(m - 61, VI{});
   VI st2;
-  const W2 top = w_sra(mag, sh, st2);  // mag >= 0: a logical shift
+  const W2 top62 = w_sra(mag, sh, st2);  // mag >= 0: a logical shift
   const VI zero = ~st & (t.lo == 0) & (t.hi == 0);
   const VU zs = anz != 0 ? VU{} + (P.zs_rd ? 1 : 0) : aneg;
-  const VU r = round_mag(P.R, U(neg) & 1, top.lo, Gt + sh, U(st | st2) & 1);
+  const VU r = round_mag(P.R, U(neg) & 1, top62.lo, G + sh, U(st | st2) & 1);
   bad_out |= bad;
   return zero ? (zs != 0 ? VU{} + P.R.z_n : VU{} + P.R.z_p) : r;
 }
@@ -674,17 +682,24 @@ VU exact_run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const 
 template <class G>
 void chain(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* order, int K,
            const uint64_t* C, LaneOut& o, G run_group) {
+  // the sub-blocks of VL lanes side by side, group by group: their chains through c are
+  // independent, so the core overlaps one's rounder with the other's
   const int g = P.n_fma;
-  for (int h = 0; h < L; h += VL) {
-    VU acc = ld(C + h);
-    VI bad{};
-    for (int k0 = 0; k0 < K; k0 += g)
-      acc = run_group(P, At, Bt, order + k0, acc, K - k0 < g ? K - k0 : g, h, bad);
-    for (int l = 0; l < VL; ++l) {
-      o.d[h + l] = acc[l];
-      o.bad[h + l] = static_cast<uint8_t>(bad[l] != 0);
-    }
+  constexpr int NB = L / VL;
+  VU acc[NB];
+  VI bad[NB];
+  for (int j = 0; j < NB; ++j) {
+    acc[j] = ld(C + j * VL);
+    bad[j] = VI{};
   }
+  for (int k0 = 0; k0 < K; k0 += g)
+    for (int j = 0; j < NB; ++j)
+      acc[j] = run_group(P, At, Bt, order + k0, acc[j], K - k0 < g ? K - k0 : g, j * VL, bad[j]);
+  for (int j = 0; j < NB; ++j)
+    for (int l = 0; l < VL; ++l) {
+      o.d[j * VL + l] = acc[j][l];
+      o.bad[j * VL + l] = static_cast<uint8_t>(bad[j][l] != 0);
+    }
 }
 
 }  // namespace
@@ -707,7 +722,8 @@ void block(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const in
            const uint64_t* C, LaneOut& o) {
   const bool trunc = static_cast<AlignRound>(P.mode) == AlignRound::Truncate;
   if (P.pairwise) chain(P, At, Bt, order, K, C, o, pairwise_run);
-  else if (P.exact) chain(P, At, Bt, order, K, C, o, exact_run);
+  else if (P.exact && P.wide) chain(P, At, Bt, order, K, C, o, exact_run<true>);
+  else if (P.exact) chain(P, At, Bt, order, K, C, o, exact_run<false>);
   else if (trunc && !P.late_c) chain(P, At, Bt, order, K, C, o, run<true, false, false>);
   else if (trunc && P.inter2) chain(P, At, Bt, order, K, C, o, run<true, true, true>);
   else if (trunc) chain(P, At, Bt, order, K, C, o, run<true, true, false>);

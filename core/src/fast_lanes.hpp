@@ -51,7 +51,8 @@ struct LaneParams {
   bool czero_on = false;    ///< c_zero_exp set (c = 0 takes part with this exponent)
   int c_zero_exp = 0;
   bool pairwise = false;    ///< the pairwise tree (CDNA2; with n_fma = 1 the FMA chains) instead of the fused adder
-  bool exact = false;       ///< the exact adder of several products (CDNA1 fp16/bf16)
+  bool exact = false;       ///< the exact adder (CDNA1 fp16/bf16; wide: the binary64 FMA chains)
+  bool wide = false;        ///< significands of up to 53 bits (106-bit products; exact only)
   bool late_c = false;
   bool inter2 = false;      ///< interleave 2 (late c only)
   int mode = 0;             ///< AlignRound of the products (and of c with early c)
