@@ -184,7 +184,8 @@ struct FastDot::Impl {
   int cmb = 0;         // out_fmt.mbits (fraction bits of c)
   uint64_t (*fn)(const Impl&, const uint64_t*, const uint64_t*, int, uint64_t) = nullptr;
   const char* name = "reference";
-  // batch(): the fused multiplier/aligner/adder on lanes::kLanes samples at once (fast_lanes.hpp)
+  // batch(): the lane kernels on lanes::kLanes samples at once (fast_lanes.hpp): the fused
+  // group, the pairwise tree, the exact adder, the final c addition
   lanes::LaneParams LP;
   void (*lane_block)(const lanes::LaneParams&, const uint64_t*, const uint64_t*, const int*, int,
                      const uint64_t*, lanes::LaneOut&) = nullptr;
@@ -686,11 +687,9 @@ FastDot::FastDot(const Datapath& dp) {
       x.mmask = (uint64_t{1} << f.mbits) - 1;
       x.sign_shift = static_cast<uint32_t>(f.width() - 1);
       x.bias = f.bias;
-      x.enc = f.enc == Encoding::IEEE ? 0 : f.enc == Encoding::FN ? 1 : 2;
-      x.sub_in = sub;
       const uint64_t em = x.top << x.mbits, sb = uint64_t{1} << x.sign_shift;
-      if (x.enc == 0) { x.sp_mask = em; x.sp_val = em; }
-      else if (x.enc == 1) { x.sp_mask = em | x.mmask; x.sp_val = x.sp_mask; }
+      if (f.enc == Encoding::IEEE) { x.sp_mask = em; x.sp_val = em; }
+      else if (f.enc == Encoding::FN) { x.sp_mask = em | x.mmask; x.sp_val = x.sp_mask; }
       else { x.sp_mask = sb | em | x.mmask; x.sp_val = sb; }
       x.sub_mask = sub ? x.mmask : 0;
       return x;

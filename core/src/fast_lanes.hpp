@@ -16,8 +16,6 @@ struct LaneFmt {
   uint32_t mbits = 0, sign_shift = 0;
   uint64_t top = 0, mmask = 0;
   int32_t bias = 0;
-  uint32_t enc = 0;  ///< Encoding: 0 IEEE, 1 FN, 2 FNUZ
-  bool sub_in = true;
   /// x is NaN/Inf when (x & sp_mask) == sp_val: IEEE exponent all ones; FN exponent and
   /// mantissa all ones; FNUZ the sign bit alone
   uint64_t sp_mask = 0, sp_val = 0;

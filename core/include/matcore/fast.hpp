@@ -22,8 +22,9 @@
 //    (multiplier, aligner, adder, late-c tail, normaliser, rounder, c_final_add), the pairwise
 //    tree and the one-product exact adder (FMA chains) as two-term sums done the way a
 //    floating-point adder does them (the larger term at bits 60.., the other shifted in with a
-//    sticky), and the exact adder of several products in two-limb (128-bit) sums; a lane these
-//    kernels cannot hold goes to the scalar kernel;
+//    sticky), and the exact adder of several products and of binary64 significands (the fp64
+//    FMA chains) in two-limb (128-bit) sums; a lane these kernels cannot hold goes to the
+//    scalar kernel;
 //  * anything rare -- a NaN or an infinity among the inputs, a product that overflows, a pair of
 //    the tree that rounds to infinity, a spread beyond 80 limbs -- sends that sample to the
 //    reference dot(), which is therefore the one definition of every special case.
@@ -46,9 +47,9 @@ class FastDot {
   /// d for one sample: the same contract and the same bits as dot(dp, a, b, K, c).
   uint64_t operator()(const uint64_t* a, const uint64_t* b, int K, uint64_t c) const;
   /// d[i] = (*this)(a + i*K, b + i*K, K, c[i]) for i < n. The fused datapaths on 64-bit
-  /// integers, the pairwise trees and the exact adders, with products of at most 24 x 24 bits,
-  /// run 16 samples at once through SIMD lane kernels (the instruction set chosen at run time:
-  /// lanes()); the others sample by sample.
+  /// integers and the pairwise trees with products of at most 24 x 24 bits, and the exact
+  /// adders with significands of up to 53 bits, run 16 samples at once through SIMD lane
+  /// kernels (the instruction set chosen at run time: lanes()); the others sample by sample.
   void batch(const uint64_t* a, const uint64_t* b, const uint64_t* c, uint64_t* d, size_t n,
              int K) const;
   /// The kernel chosen: "fused/i64", "fused/i128", "pairwise/i128", "exact/i128" or "reference".
