@@ -16,6 +16,9 @@
 #include "matcore/sample.hpp"
 
 using namespace mc;
+
+namespace {
+
 /// Seconds of CPU time of this thread: a run that the scheduler interrupts (other processes on
 /// this 2-core machine) is not charged for the time it did not run.
 double cpu_now() {
@@ -23,8 +26,6 @@ double cpu_now() {
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
-
-namespace {
 
 volatile float g_sink_f;
 volatile uint64_t g_sink_u;

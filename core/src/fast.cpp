@@ -11,6 +11,7 @@
 
 #include "matcore/model.hpp"
 #include "matcore/stages.hpp"
+#include "matcore/wide.hpp"
 #include "fast_align.hpp"
 #include "fast_lanes.hpp"
 
@@ -375,65 +376,17 @@ struct Term {
 };
 
 /// Terms whose range exceeds 120 bits (several terms, or two that overlap): the exact sum in
-/// a fixed-point accumulator of 64-bit limbs (two's complement, bit 0 at lo), then its top
-/// 120 bits with a sticky for the rest, rounded once. False beyond kWideLimbs limbs (formats
-/// with an exponent range wider than binary64's: the reference).
-constexpr int kWideLimbs = 80;
+/// the reference's accumulator of 64-bit limbs (mc::Wide, as stages.cpp's exact adder), its
+/// top bits with a sticky for the rest rounded once. False beyond Wide::kMaxLimbs limbs
+/// (there the reference's accumulator refuses the range too).
 inline bool wide_sum_round(const RoundK& R, const Term* t, int n, int lo, int hi, bool zero_sign,
                            uint64_t& out) {
-  const int limbs = (hi - lo + 1 + 8) / 64 + 2;  // + carries of up to 2^7 terms, + the sign
-  if (limbs > kWideLimbs) return false;
-  uint64_t acc[kWideLimbs + 3] = {};
-  for (int i = 0; i < n; ++i) {
-    if (!t[i].sig) continue;
-    const int off = t[i].lsb - lo, w = off / 64, b = off % 64;
-    // sig (< 2^128) << b over three limbs
-    uint64_t part[3] = {static_cast<uint64_t>(t[i].sig << b), static_cast<uint64_t>((t[i].sig << b) >> 64),
-                        b ? static_cast<uint64_t>(t[i].sig >> (128 - b)) : 0};
-    if (!t[i].neg) {
-      uint64_t carry = 0;
-      for (int j = w; j < limbs; ++j) {
-        const uint64_t x = j - w < 3 ? part[j - w] : 0;
-        const u128 s = static_cast<u128>(acc[j]) + x + carry;
-        acc[j] = static_cast<uint64_t>(s);
-        carry = static_cast<uint64_t>(s >> 64);
-        if (j - w >= 2 && !carry) break;
-      }
-    } else {
-      uint64_t borrow = 0;
-      for (int j = w; j < limbs; ++j) {
-        const uint64_t x = j - w < 3 ? part[j - w] : 0;
-        const u128 s = static_cast<u128>(acc[j]) - x - borrow;
-        acc[j] = static_cast<uint64_t>(s);
-        borrow = static_cast<uint64_t>(s >> 64) & 1;
-        if (j - w >= 2 && !borrow) break;
-      }
-    }
-  }
-  const bool neg = acc[limbs - 1] >> 63;
-  if (neg) {  // two's complement negation: the magnitude
-    uint64_t carry = 1;
-    for (int j = 0; j < limbs; ++j) {
-      const u128 s = static_cast<u128>(~acc[j]) + carry;
-      acc[j] = static_cast<uint64_t>(s);
-      carry = static_cast<uint64_t>(s >> 64);
-    }
-  }
-  int top = limbs - 1;
-  while (top >= 0 && !acc[top]) --top;
-  if (top < 0) {  // an exact zero
-    out = R.zero(zero_sign);
-    return true;
-  }
-  const int m = top * 64 + (63 - __builtin_clzll(acc[top]));  // msb of the magnitude
-  const int drop = m > 119 ? m - 119 : 0;                        // keep bits m .. m - 119
-  const int dw = drop / 64, db = drop % 64;
-  // bits 64 w + db .. 64 w + db + 63 of the accumulator (the limbs above `limbs` are 0)
-  auto get64 = [&](int w) { return db ? (acc[w] >> db) | (acc[w + 1] << (64 - db)) : acc[w]; };
-  const u128 mag = (static_cast<u128>(get64(dw + 1)) << 64) | get64(dw);
-  bool sticky = db && (acc[dw] & ((uint64_t{1} << db) - 1)) != 0;
-  for (int j = 0; j < dw && !sticky; ++j) sticky = acc[j] != 0;
-  out = round_to_format(R.f, Exact{neg, mag, lo + drop, sticky}, R.o);
+  const int nbits = hi - lo + 1 + 8;  // + carries of up to 2^7 terms
+  if ((nbits + 2 + 63) / 64 + 1 > Wide::kMaxLimbs) return false;  // Wide::reset's limb count
+  Wide w;
+  w.reset(lo, nbits);
+  for (int i = 0; i < n; ++i) w.add(t[i].neg, t[i].sig, t[i].lsb);
+  out = w.is_zero() ? R.zero(zero_sign) : round_to_format(R.f, w.to_exact(), R.o);
   return true;
 }
 
@@ -679,7 +632,8 @@ FastDot::FastDot(const Datapath& dp) {
   const bool wide_in = dp.a_fmt.mbits <= 52 && dp.b_fmt.mbits <= 52 && dp.out_fmt.mbits <= 52;
   const bool exact_lanes = kname == "exact/i128" && !dp.prod_round_out &&
                            (narrow_in ? dp.n_fma > 1 : wide_in);
-  if ((((kname == "fused/i64" || tree) && (!dp.prod_round_out || tree)) && narrow_in) || exact_lanes) {
+  const bool narrow_lanes = (kname == "fused/i64" && !dp.prod_round_out) || tree;
+  if ((narrow_lanes && narrow_in) || exact_lanes) {
     auto lf = [](const Format& f, bool sub) {
       lanes::LaneFmt x;
       x.mbits = static_cast<uint32_t>(f.mbits);

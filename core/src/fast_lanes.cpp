@@ -563,8 +563,9 @@ inline VI w_msb(W2 x) { return x.hi != 0 ? 127 - clz(x.hi) : 63 - clz(x.lo); }
 
 /// x << off, 0 <= off <= 127, for x < 2^128 whose bits stay below 2^128; 0 for a negative off.
 inline W2 w_shl2(W2 x, VI off) {
-  const VI hi_sh = off - 64;
-  return W2{sll(x.lo, off), hi_sh >= 0 ? sll(x.lo, hi_sh) : (sll(x.hi, off) | srl(x.lo, 64 - off))};
+  W2 r = w_shl(x.lo, off);
+  r.hi |= sll(x.hi, off);  // 0 for off > 63: those bits would lie above 2^128
+  return r;
 }
 /// The exact product of two significands below 2^54 (binary64: 53 bits): 128 bits from four
 /// 32 x 32-bit products.
@@ -632,13 +633,15 @@ VU exact_run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const 
   ng[n] = c.sign;
   all_top = vmax(all_top, top[n]);
   const VI G = all_top - 118;
+  // term k shifted left by off (the products of Wide have two limbs)
+  auto shifted = [&](int k, VI off) { return k < n && Wide ? w_shl2(sig[k], off) : w_shl(sig[k].lo, off); };
   // the terms on G (a term below it shifts to 0 there); the terms below G
   W2 sum{VU{}, VU{}};
   VI low_top = bc(kNoExp);
   VI lows[65];
   for (int k = 0; k <= n; ++k) {
     const VI off = lsb[k] - G;
-    const W2 t = k < n && Wide ? w_shl2(sig[k], off) : w_shl(sig[k].lo, off);
+    const W2 t = shifted(k, off);
     sum = w_sel(ng[k] != 0, w_sub(sum, t), w_add(sum, t));
     lows[k] = (top[k] != kNoExp) & (off < 0);
     low_top = lows[k] ? vmax(low_top, top[k]) : low_top;
@@ -653,25 +656,23 @@ VU exact_run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const 
     for (int k = 0; k <= n; ++k) {
       const VI off = lsb[k] - G2;
       bad |= lows[k] & (off < 0);  // a third level: the scalar kernel
-      const W2 t = k < n && Wide ? w_shl2(sig[k], off) : w_shl(sig[k].lo, off);
+      const W2 t = shifted(k, off);
       low = w_sel(lows[k], w_sel(ng[k] != 0, w_sub(low, t), w_add(low, t)), low);
     }
     const W2 f = w_sra(low, G - G2, st);
     sum = w_add(sum, f);
   }
-  const W2 t = sum;
-  // the magnitude: t >= 0: t (+ sticky); t < 0: -t - 1 + sticky, or -t without
-  const VI neg = S(t.hi) < 0;
-  const W2 nt = w_sub(W2{VU{}, VU{}}, t);
-  const W2 nm = w_sub(nt, W2{U(st) & 1, VU{}});
-  const W2 mag{neg ? nm.lo : t.lo, neg ? nm.hi : t.hi};
+  // the magnitude: sum >= 0: sum (+ sticky); sum < 0: -sum - 1 + sticky, or -sum without
+  const VI neg = S(sum.hi) < 0;
+  const W2 nm = w_sub(w_sub(W2{VU{}, VU{}}, sum), W2{U(st) & 1, VU{}});
+  const W2 mag = w_sel(neg, nm, sum);
   const VI m = w_msb(mag);
   bad |= st & (m < P.R.p + 2);  // the rounding position must lie above the grid's last bit
   // the top 62 bits of the magnitude and a sticky for the rest
   const VI sh = vmax(m - 61, VI{});
   VI st2;
   const W2 top62 = w_sra(mag, sh, st2);  // mag >= 0: a logical shift
-  const VI zero = ~st & (t.lo == 0) & (t.hi == 0);
+  const VI zero = ~st & (sum.lo == 0) & (sum.hi == 0);
   const VU zs = anz != 0 ? VU{} + (P.zs_rd ? 1 : 0) : aneg;
   const VU r = round_mag(P.R, U(neg) & 1, top62.lo, G + sh, U(st | st2) & 1);
   bad_out |= bad;

@@ -17,7 +17,7 @@
 //  * the pairwise tree (CDNA2) and the exact adder (CDNA1, SFMA) sum in 128-bit integers when
 //    the exponent spread of the terms allows; two terms too far apart for that are rounded from
 //    the larger one with guard bits and a sticky, any other wider spread is summed in an
-//    accumulator of 64-bit limbs (up to 80: every format up to binary64);
+//    accumulator of 64-bit limbs (mc::Wide, the reference's: every format up to binary64);
 //  * batch() runs 16 samples at once in SIMD lanes (fast_lanes.cpp): the whole fused group
 //    (multiplier, aligner, adder, late-c tail, normaliser, rounder, c_final_add), the pairwise
 //    tree and the one-product exact adder (FMA chains) as two-term sums done the way a
@@ -26,7 +26,7 @@
 //    FMA chains) in two-limb (128-bit) sums; a lane these kernels cannot hold goes to the
 //    scalar kernel;
 //  * anything rare -- a NaN or an infinity among the inputs, a product that overflows, a pair of
-//    the tree that rounds to infinity, a spread beyond 80 limbs -- sends that sample to the
+//    the tree that rounds to infinity, a spread beyond Wide's 72 limbs -- sends that sample to the
 //    reference dot(), which is therefore the one definition of every special case.
 // `make bench-check` compares the two on 10^7 random samples per preset (bench/bench_check.cpp,
 // docs/performance.md); tb/test_fast.cpp does the same on a smaller count in `make test`.
