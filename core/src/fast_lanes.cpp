@@ -109,6 +109,19 @@ inline VI clz(VU x) {
 #endif
 }
 
+/// Whether any lane of the mask m is set (one test instruction where the set has it).
+inline bool any(VI m) {
+#if defined(__AVX512F__)
+  const __m512i x = reinterpret_cast<__m512i>(m);
+  return _mm512_test_epi64_mask(x, x) != 0;
+#elif defined(__AVX2__)
+  const __m256i x = reinterpret_cast<__m256i>(m);
+  return !_mm256_testz_si256(x, x);
+#else
+  return (m[0] | m[1]) != 0;
+#endif
+}
+
 /// floor(v / 2^s) (fastk::shift_rd), s <= 0: exact left shift.
 inline VI shift_rd(VI v, VI s) {
   return s <= 0 ? S(sll(U(v), -s)) : sra(v, s);
@@ -234,13 +247,14 @@ VU run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* c
   // the exact test only for the lanes that come near it
   if (P.ovf_on) {
     const VI near = (e0 >= P.ovf - 1) | (e1 >= P.ovf - 1);
-    for (int l = 0; l < VL; ++l) {
-      if (!near[l]) continue;
-      for (int k = 0; k < n; ++k) {
-        const uint64_t s = sig[k][l] >> ps;
-        if (s && 63 - __builtin_clzll(s) + ex[k][l] - P.raw_frac >= P.ovf) bad[l] = -1;
+    if (any(near))
+      for (int l = 0; l < VL; ++l) {
+        if (!near[l]) continue;
+        for (int k = 0; k < n; ++k) {
+          const uint64_t s = sig[k][l] >> ps;
+          if (s && 63 - __builtin_clzll(s) + ex[k][l] - P.raw_frac >= P.ovf) bad[l] = -1;
+        }
       }
-    }
   }
   const Dec c = dec(P.c, cbits);
   bad |= c.special;
@@ -476,13 +490,14 @@ VU pairwise_run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, con
   }
   if (P.ovf_on) {  // as in run(): the exact test only near the limit
     const VI near = emx >= P.ovf - 1;
-    for (int l = 0; l < VL; ++l) {
-      if (!near[l]) continue;
-      for (int k = 0; k < n; ++k) {
-        const uint64_t s = lv[k].sig[l];
-        if (s && 63 - __builtin_clzll(s) + lv[k].lsb[l] >= P.ovf) bad[l] = -1;
+    if (any(near))
+      for (int l = 0; l < VL; ++l) {
+        if (!near[l]) continue;
+        for (int k = 0; k < n; ++k) {
+          const uint64_t s = lv[k].sig[l];
+          if (s && 63 - __builtin_clzll(s) + lv[k].lsb[l] >= P.ovf) bad[l] = -1;
+        }
       }
-    }
   }
   const int cmb = static_cast<int>(P.c.mbits);
   bool round_products = P.prod_round;
@@ -494,9 +509,7 @@ VU pairwise_run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, con
       const VI top = lv[k].lsb + (63 - clz(lv[k].sig));
       out |= (lv[k].sig != 0) & ((top < P.Rprod.emin) | (top > P.Rprod.emax));
     }
-    bool any = false;
-    for (int l = 0; l < VL; ++l) any |= out[l] != 0;
-    round_products = any;
+    round_products = any(out);
   }
   if (round_products) {  // each product rounded to out_fmt (RNE); one that rounds to Inf: the reference
     for (int k = 0; k < n; ++k) {
@@ -612,14 +625,15 @@ VU exact_run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const 
   }
   if (P.ovf_on) {  // as in run(): the exact test only near the limit
     const VI near = all_top >= P.ovf;
-    for (int l = 0; l < VL; ++l) {
-      if (!near[l]) continue;
-      for (int k = 0; k < n; ++k) {
-        const uint64_t hi = sig[k].hi[l], lo = sig[k].lo[l];
-        const int msb = hi ? 127 - __builtin_clzll(hi) : lo ? 63 - __builtin_clzll(lo) : -1;
-        if (msb >= 0 && msb + lsb[k][l] >= P.ovf) bad[l] = -1;
+    if (any(near))
+      for (int l = 0; l < VL; ++l) {
+        if (!near[l]) continue;
+        for (int k = 0; k < n; ++k) {
+          const uint64_t hi = sig[k].hi[l], lo = sig[k].lo[l];
+          const int msb = hi ? 127 - __builtin_clzll(hi) : lo ? 63 - __builtin_clzll(lo) : -1;
+          if (msb >= 0 && msb + lsb[k][l] >= P.ovf) bad[l] = -1;
+        }
       }
-    }
   }
   const int cmb = static_cast<int>(P.c.mbits);
   const Dec c = dec(P.c, cbits);
@@ -647,10 +661,8 @@ VU exact_run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const 
     low_top = lows[k] ? vmax(low_top, top[k]) : low_top;
   }
   const VI has_low = low_top != kNoExp;
-  bool any_low = false;
-  for (int l = 0; l < VL; ++l) any_low |= has_low[l] != 0;
   VI st{};
-  if (any_low) {  // (rare for the presets but CDNA1 bf16: products far apart, c far below)
+  if (any(has_low)) {  // (rare for the presets but CDNA1 bf16: products far apart, c far below)
     const VI G2 = has_low ? low_top - 118 : G;
     W2 low{VU{}, VU{}};
     for (int k = 0; k <= n; ++k) {
