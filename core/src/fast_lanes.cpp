@@ -155,9 +155,16 @@ inline VU mul32(VU a, VU b) {
 #endif
 }
 
-/// RoundK::round on every lane: (-1)^sign mag 2^lsb rounded (mag != 0 in the lanes used);
-/// sticky_in (0/1): a nonzero remainder below mag's last bit (only where mag has bits to drop).
-inline VU round_mag(const LaneRound& R, VU sign, VU mag, VI lsb, VU sticky_in = VU{}) {
+/// RoundK::round on every lane before the encoding: kept (the significand, p + 1 bits with the
+/// hidden one, fewer for a subnormal), e its exponent, sub (the result is subnormal), zero (it
+/// rounds to zero), ovf (beyond the largest finite).
+struct Rounded {
+  VU kept;
+  VI e, sub, zero, ovf;
+};
+/// (-1)^sign mag 2^lsb rounded by R (mag != 0 in the lanes used); sticky_in (0/1): a nonzero
+/// remainder below mag's last bit (only where mag has bits to drop).
+inline Rounded round_core(const LaneRound& R, VU sign, VU mag, VI lsb, VU sticky_in) {
   const VI msb = 63 - clz(mag);
   VI e = lsb + msb;
   VI sub = e < R.emin;
@@ -186,10 +193,18 @@ inline VU round_mag(const LaneRound& R, VU sign, VU mag, VI lsb, VU sticky_in = 
   sub = sub & ~carry;
   sub = sub & ((kept >> R.p) == 0);
   const VI zero = (kept == 0) | (R.subn ? VI{} : sub);
-  const VU sig = kept << (R.mbits - R.p);
-  const uint64_t mmask = (uint64_t{1} << R.mbits) - 1;
   VI ovf = e > R.emax;
-  if (R.enc == 1) ovf |= (e == R.emax) & ((sig & mmask) == mmask);
+  if (R.enc == 1) {  // FN: the top exponent with the mantissa all ones is NaN
+    const uint64_t mmask = (uint64_t{1} << R.mbits) - 1;
+    ovf |= (e == R.emax) & (((kept << (R.mbits - R.p)) & mmask) == mmask);
+  }
+  return Rounded{kept, e, sub, zero, ovf};
+}
+
+/// The encoding of a Rounded (RoundK::round's last steps).
+inline VU encode(const LaneRound& R, VU sign, const Rounded& q) {
+  const VU sig = q.kept << (R.mbits - R.p);
+  const uint64_t mmask = (uint64_t{1} << R.mbits) - 1;
   const VI neg = sign != 0;
   VI to_inf;
   if (R.ovf_inf || R.mode == 0 || R.mode == 4) to_inf = bc(-1);
@@ -199,11 +214,16 @@ inline VU round_mag(const LaneRound& R, VU sign, VU mag, VI lsb, VU sticky_in = 
   const VU inf = R.has_inf ? (neg ? VU{} + R.inf_n : VU{} + R.inf_p) : (neg ? VU{} + R.nan_n : VU{} + R.nan_p);
   const VU sb = neg ? VU{} + R.sbit : VU{};
   const VU ovb = to_inf ? inf : (sb | R.maxf);
-  const VU E = (sub | ((sig >> R.mbits) == 0)) ? VU{} : U(e + R.bias);
+  const VU E = (q.sub | ((sig >> R.mbits) == 0)) ? VU{} : U(q.e + R.bias);
   VU bits = sb | (E << R.mbits) | (sig & mmask);
   if (R.enc == 2) bits = bits == R.sbit ? VU{} : bits;
   const VU z = neg ? VU{} + R.z_n : VU{} + R.z_p;
-  return zero ? z : (ovf ? ovb : bits);
+  return q.zero ? z : (q.ovf ? ovb : bits);
+}
+
+/// RoundK::round on every lane: (-1)^sign mag 2^lsb rounded, encoded.
+inline VU round_mag(const LaneRound& R, VU sign, VU mag, VI lsb, VU sticky_in = VU{}) {
+  return encode(R, sign, round_core(R, sign, mag, lsb, sticky_in));
 }
 
 /// RoundK::round_fixed_t: v 2^lsb rounded; an exact zero gets the sign zs (0/1).
@@ -437,14 +457,22 @@ struct Term2 {
   VU sign;
 };
 
-/// fast.cpp sum_round of two terms: fl(x + y) rounded by R, as a floating-point adder does it.
+/// fast.cpp sum_round of two terms: fl(x + y) rounded by R, as a floating-point adder does it
+/// (sum2: the sum before the rounding; add2: rounded and encoded; add2_term: rounded, as a term).
 /// X, the term with the higher top bit, goes to bits 60..; y is shifted to X's last bit. Bits of
 /// y shifted out only say on which side of a value the exact sum lies: X + y' (or X - y' - 1,
 /// signs differing) with a sticky rounds as the exact sum does, because y' < 2^(my) lies far
 /// below X >= 2^60 whenever bits are shifted out, so the sum keeps at least 59 bits (p + 2 and
 /// more). Without bits shifted out the sum is exact. fb: terms too wide for this (over 2^58;
 /// none of the kernels' terms), left to the caller.
-inline VU add2(const LaneRound& R, const Term2& x, const Term2& y, VI& fb) {
+struct Sum2 {
+  VU sign, mag;
+  VI base;
+  VU st;
+  VI exact_zero;  ///< the sum is exactly zero: the zero of sign zs
+  VU zs;
+};
+inline Sum2 sum2(const LaneRound& R, const Term2& x, const Term2& y, VI& fb) {
   const VI xnz = x.sig != 0, ynz = y.sig != 0;
   const VI mx = 63 - clz(x.sig), my = 63 - clz(y.sig);  // -1 for a zero
   const VI tx = xnz ? x.lsb + mx : bc(kNoExp), ty = ynz ? y.lsb + my : bc(kNoExp);
@@ -466,9 +494,35 @@ inline VU add2(const LaneRound& R, const Term2& x, const Term2& y, VI& fb) {
   const VU mag = has_st ? ((Xn ^ Yn) != 0 ? Xp - Yp - 1 : Xp + Yp) : (vneg ? VU{} - U(v) : U(v));
   // zero sign: both terms zero: their common sign; a sum that cancels: RD gives -0
   const VU zs = (xnz | ynz) != 0 ? VU{} + (R.mode == 2 ? 1 : 0) : x.sign & y.sign;
-  const VU r = round_mag(R, sign, mag, base, st);
   fb = (mX > 58) | (mY > 58);
-  return (~has_st & (v == 0)) ? (zs != 0 ? VU{} + R.z_n : VU{} + R.z_p) : r;
+  return Sum2{sign, mag, base, st, ~has_st & (v == 0), zs};
+}
+inline VU add2(const LaneRound& R, const Term2& x, const Term2& y, VI& fb) {
+  const Sum2 q = sum2(R, x, y, fb);
+  const VU r = round_mag(R, q.sign, q.mag, q.base, q.st);
+  return q.exact_zero ? (q.zs != 0 ? VU{} + R.z_n : VU{} + R.z_p) : r;
+}
+
+/// term(dec(f, encode(R, sign, q)), cmb) without the encoding and the decoding (R rounds to
+/// the format f): the rounded value as the next level's term. A lane that overflows (Inf, NaN
+/// or the largest finite) is marked in bad (the scalar kernel takes the sample).
+inline Term2 as_term(const LaneRound& R, const LaneFmt& f, int cmb, VU sign, const Rounded& q, VI& bad) {
+  const VU sig = q.kept << (R.mbits - R.p);
+  const VI esub = q.sub | ((sig >> R.mbits) == 0);  // the encoding's exponent field is 0
+  const VI exp = esub ? bc(1 - f.bias) : q.e + (R.bias - f.bias);
+  const VU zsign = sign != 0 ? VU{} + ((R.z_n >> f.sign_shift) & 1) : VU{} + ((R.z_p >> f.sign_shift) & 1);
+  bad |= q.ovf & ~q.zero;
+  return Term2{q.zero ? VU{} : (esub ? sig & f.sub_mask : sig), exp - cmb, q.zero ? zsign : sign};
+}
+
+/// The sum of two terms rounded by R, as a term in f (term(dec(f, add2(R, x, y)), cmb)).
+inline Term2 add2_term(const LaneRound& R, const LaneFmt& f, int cmb, const Term2& x, const Term2& y, VI& bad) {
+  VI fb;
+  const Sum2 s = sum2(R, x, y, fb);
+  Rounded q = round_core(R, s.sign, s.mag, s.base, s.st);
+  q.zero |= s.exact_zero;
+  bad |= fb;
+  return as_term(R, f, cmb, s.exact_zero ? s.zs : s.sign, q, bad);
 }
 
 inline Term2 term(const Dec& d, int mbits) { return Term2{d.sig, d.exp - mbits, d.sign}; }
@@ -513,10 +567,12 @@ VU pairwise_run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, con
   }
   if (round_products) {  // each product rounded to out_fmt (RNE); one that rounds to Inf: the reference
     for (int k = 0; k < n; ++k) {
-      const Dec t = dec(P.acc, round_mag(P.Rprod, lv[k].sign, lv[k].sig, lv[k].lsb));
+      VI ovf{};
+      const Term2 t = as_term(P.Rprod, P.acc, cmb, lv[k].sign,
+                              round_core(P.Rprod, lv[k].sign, lv[k].sig, lv[k].lsb, VU{}), ovf);
       const VI nz = lv[k].sig != 0;
-      bad |= nz & t.special;
-      lv[k].lsb = nz ? t.exp - cmb : lv[k].lsb;
+      bad |= nz & ovf;
+      lv[k].lsb = nz ? t.lsb : lv[k].lsb;
       lv[k].sig = nz ? t.sig : lv[k].sig;
     }
   }
@@ -526,10 +582,8 @@ VU pairwise_run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, con
   while (m > 1) {
     int k = 0;
     for (int i = 0; i + 1 < m; i += 2) {
-      VI fb;
-      const Dec t = dec(P.acc, add2(P.R, lv[i], lv[i + 1], fb));
-      bad |= fb | t.special;  // a level that rounds to Inf: the reference
-      lv[k++] = term(t, cmb);
+      // a level that overflows: the scalar kernel
+      lv[k++] = add2_term(P.R, P.acc, cmb, lv[i], lv[i + 1], bad);
     }
     if (m & 1) lv[k++] = lv[m - 1];
     m = k;
