@@ -655,6 +655,58 @@ inline W2 mul53(VU a, VU b) {
 /// strictly between two neighbours on the grid, which rounds as the exact sum does whenever the
 /// rounding position lies at least two bits above the grid. A lane with a term below G2 too, or
 /// with a sum too small for that, is bad (the scalar kernel of fast.cpp takes it).
+/// exact_run's terms below its second grid G (lows[k]: term k lies below; low_top: their highest top):
+/// further grids, each 118 bits below the top of the terms still left (a term lies whole in one
+/// level), summed exactly; then folded bottom up, each level's sum shifted down to the grid
+/// above it with a sticky, the last one to G (the sum to add there). Floor and sticky: the total rounds as the exact
+/// sum does while the rounding position lies two bits or more above G (exact_run checks it).
+/// Terms beyond kLevels levels: bad (the scalar kernel). Out of line: rare for the presets but
+/// CDNA1 bf16 (products far apart, c far below).
+struct LowSum {
+  W2 sum;     ///< the levels' sum on G (floored)
+  VI st, bad;  ///< bits dropped below G; lanes left to the scalar kernel
+};
+template <bool Wide>
+__attribute__((noinline)) LowSum low_levels(const W2* sig, const VI* lsb, const VI* top, const VU* ng, VI* lows,
+                                            int n, VI G, VI low_top) {
+  VI st{}, bad{};
+  constexpr int kLevels = 6;
+  W2 lv_sum[kLevels];
+  VI lv_G[kLevels];
+  int nl = 0;
+  VI has_low = low_top != kNoExp, above = G;
+  while (any(has_low)) {
+    if (nl == kLevels) {
+      bad |= has_low;
+      break;
+    }
+    const VI Gn = has_low ? low_top - 118 : above;
+    W2 low{VU{}, VU{}};
+    VI next_top = bc(kNoExp);
+    for (int k = 0; k <= n; ++k) {
+      const VI off = lsb[k] - Gn;
+      const VI here = lows[k] & (off >= 0);
+      lows[k] &= off < 0;
+      const W2 t = k < n && Wide ? w_shl2(sig[k], off) : w_shl(sig[k].lo, off);
+      low = w_sel(here, w_sel(ng[k] != 0, w_sub(low, t), w_add(low, t)), low);
+      next_top = lows[k] ? vmax(next_top, top[k]) : next_top;
+    }
+    lv_sum[nl] = low;
+    lv_G[nl++] = Gn;
+    above = Gn;
+    low_top = next_top;
+    has_low = low_top != kNoExp;
+  }
+  W2 acc = lv_sum[nl - 1];
+  for (int i = nl - 1; i >= 0; --i) {
+    VI s1;
+    const W2 f = w_sra(acc, (i ? lv_G[i - 1] : G) - lv_G[i], s1);
+    st |= s1;
+    acc = i ? w_add(lv_sum[i - 1], f) : f;
+  }
+  return LowSum{acc, st, bad};
+}
+
 template <bool Wide>
 VU exact_run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* cols, VU cbits,
              int n, int h, VI& bad_out) {
@@ -719,13 +771,23 @@ VU exact_run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const 
   if (any(has_low)) {  // (rare for the presets but CDNA1 bf16: products far apart, c far below)
     const VI G2 = has_low ? low_top - 118 : G;
     W2 low{VU{}, VU{}};
+    VI rest_top = bc(kNoExp);
     for (int k = 0; k <= n; ++k) {
       const VI off = lsb[k] - G2;
-      bad |= lows[k] & (off < 0);  // a third level: the scalar kernel
       const W2 t = shifted(k, off);
-      low = w_sel(lows[k], w_sel(ng[k] != 0, w_sub(low, t), w_add(low, t)), low);
+      low = w_sel(lows[k] & (off >= 0), w_sel(ng[k] != 0, w_sub(low, t), w_add(low, t)), low);
+      lows[k] &= off < 0;  // further levels
+      rest_top = lows[k] ? vmax(rest_top, top[k]) : rest_top;
+    }
+    VI st2{};
+    if (any(rest_top != kNoExp)) {
+      const LowSum lo = low_levels<Wide>(sig, lsb, top, ng, lows, n, G2, rest_top);
+      low = w_add(low, lo.sum);
+      st2 = lo.st;
+      bad |= lo.bad;
     }
     const W2 f = w_sra(low, G - G2, st);
+    st |= st2;
     sum = w_add(sum, f);
   }
   // the magnitude: sum >= 0: sum (+ sticky); sum < 0: -sum - 1 + sticky, or -sum without
