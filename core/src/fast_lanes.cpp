@@ -643,27 +643,41 @@ inline W2 mul53(VU a, VU b) {
   return W2{lo, hh + (mid >> 32) + (U(lo < ll) & 1)};
 }
 
-/// The exact adder (CDNA1 fp16/bf16 and the binary64 FMA chains, fast.cpp exact_group): the
-/// products and c summed exactly, one rounding by R. Wide: significands of up to 53 bits,
-/// 106-bit products; else products of up to 24 x 24 bits.
-///
-/// Every term (the products, c) is an integer times 2^lsb, below 2^(top + 1). The terms whose
-/// last bit lies at or above G = (the highest top) - 118 are summed exactly in 128 bits (two
-/// 64-bit limbs a lane, with carries) on that grid. The others, far below the top term, are
-/// summed exactly on a grid of their own (G2 = their highest top - 118), and that sum joins the
-/// first shifted right to G, its bits below G kept as a sticky: the exact sum then lies
-/// strictly between two neighbours on the grid, which rounds as the exact sum does whenever the
-/// rounding position lies at least two bits above the grid. A lane with a term below G2 too, or
-/// with a sum too small for that, is bad (the scalar kernel of fast.cpp takes it).
-/// exact_run's terms below its second grid G (lows[k]: term k lies below; low_top: their highest top):
-/// further grids, each 118 bits below the top of the terms still left (a term lies whole in one
-/// level), summed exactly; then folded bottom up, each level's sum shifted down to the grid
-/// above it with a sticky, the last one to G (the sum to add there). Floor and sticky: the total rounds as the exact
-/// sum does while the rounding position lies two bits or more above G (exact_run checks it).
-/// Terms beyond kLevels levels: bad (the scalar kernel). Out of line: rare for the presets but
-/// CDNA1 bf16 (products far apart, c far below).
+/// Term k of exact_run's terms (k = n: c) shifted left by off (the products of Wide have two
+/// limbs; off < 0 or a shift past 127 bits gives 0).
+template <bool Wide>
+inline W2 term_at(const W2* sig, int k, int n, VI off) {
+  return k < n && Wide ? w_shl2(sig[k], off) : w_shl(sig[k].lo, off);
+}
+
+/// One level of exact_run's terms below its first grid: the terms of lows[] whose last bit lies
+/// at or above the grid Gn, summed exactly on it; they leave lows[]. rest_top: the highest top
+/// of the terms still below.
+struct Level {
+  W2 sum;
+  VI rest_top;
+};
+template <bool Wide>
+inline Level level_sum(const W2* sig, const VI* lsb, const VI* top, const VU* ng, VI* lows, int n, VI Gn) {
+  W2 low{VU{}, VU{}};
+  VI rest_top = bc(kNoExp);
+  for (int k = 0; k <= n; ++k) {
+    const VI off = lsb[k] - Gn;
+    const W2 t = term_at<Wide>(sig, k, n, off);
+    low = w_sel(lows[k] & (off >= 0), w_sel(ng[k] != 0, w_sub(low, t), w_add(low, t)), low);
+    lows[k] &= off < 0;
+    rest_top = lows[k] ? vmax(rest_top, top[k]) : rest_top;
+  }
+  return Level{low, rest_top};
+}
+
+/// exact_run's terms below its second grid G (lows[k]: term k lies below; low_top: their
+/// highest top): further grids, each 118 bits below the top of the terms still left, summed
+/// exactly (level_sum); then folded bottom up, each level's sum shifted down to the grid above
+/// it with a sticky, the last one to G. Terms beyond kLevels more levels: bad (the scalar
+/// kernel). Out of line, so that the common case does not pay for it.
 struct LowSum {
-  W2 sum;     ///< the levels' sum on G (floored)
+  W2 sum;      ///< the levels' sum on G (floored)
   VI st, bad;  ///< bits dropped below G; lanes left to the scalar kernel
 };
 template <bool Wide>
@@ -681,20 +695,11 @@ __attribute__((noinline)) LowSum low_levels(const W2* sig, const VI* lsb, const 
       break;
     }
     const VI Gn = has_low ? low_top - 118 : above;
-    W2 low{VU{}, VU{}};
-    VI next_top = bc(kNoExp);
-    for (int k = 0; k <= n; ++k) {
-      const VI off = lsb[k] - Gn;
-      const VI here = lows[k] & (off >= 0);
-      lows[k] &= off < 0;
-      const W2 t = k < n && Wide ? w_shl2(sig[k], off) : w_shl(sig[k].lo, off);
-      low = w_sel(here, w_sel(ng[k] != 0, w_sub(low, t), w_add(low, t)), low);
-      next_top = lows[k] ? vmax(next_top, top[k]) : next_top;
-    }
-    lv_sum[nl] = low;
+    const Level lv = level_sum<Wide>(sig, lsb, top, ng, lows, n, Gn);
+    lv_sum[nl] = lv.sum;
+    low_top = lv.rest_top;
     lv_G[nl++] = Gn;
     above = Gn;
-    low_top = next_top;
     has_low = low_top != kNoExp;
   }
   W2 acc = lv_sum[nl - 1];
@@ -707,6 +712,19 @@ __attribute__((noinline)) LowSum low_levels(const W2* sig, const VI* lsb, const 
   return LowSum{acc, st, bad};
 }
 
+/// The exact adder (CDNA1 fp16/bf16 and the binary64 FMA chains, fast.cpp exact_group): the
+/// products and c summed exactly, one rounding by R. Wide: significands of up to 53 bits,
+/// 106-bit products; else products of up to 24 x 24 bits.
+///
+/// Every term (the products, c) is an integer times 2^lsb, below 2^(top + 1). The terms whose
+/// last bit lies at or above G = (the highest top) - 118 are summed exactly in 128 bits (two
+/// 64-bit limbs a lane, with carries) on that grid. The others, far below the top term, are
+/// summed exactly on a grid of their own (G2 = their highest top - 118; terms below G2 on
+/// further grids, low_levels), and that sum joins the first shifted right to G, its bits below
+/// G kept as a sticky: the exact sum then lies strictly between two neighbours on the grid,
+/// which rounds as the exact sum does whenever the rounding position lies at least two bits
+/// above the grid. A lane with a sum too small for that, or with terms beyond the last grid,
+/// is bad (the scalar kernel of fast.cpp takes it).
 template <bool Wide>
 VU exact_run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* cols, VU cbits,
              int n, int h, VI& bad_out) {
@@ -753,15 +771,13 @@ VU exact_run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const 
   ng[n] = c.sign;
   all_top = vmax(all_top, top[n]);
   const VI G = all_top - 118;
-  // term k shifted left by off (the products of Wide have two limbs)
-  auto shifted = [&](int k, VI off) { return k < n && Wide ? w_shl2(sig[k], off) : w_shl(sig[k].lo, off); };
   // the terms on G (a term below it shifts to 0 there); the terms below G
   W2 sum{VU{}, VU{}};
   VI low_top = bc(kNoExp);
   VI lows[65];
   for (int k = 0; k <= n; ++k) {
     const VI off = lsb[k] - G;
-    const W2 t = shifted(k, off);
+    const W2 t = term_at<Wide>(sig, k, n, off);
     sum = w_sel(ng[k] != 0, w_sub(sum, t), w_add(sum, t));
     lows[k] = (top[k] != kNoExp) & (off < 0);
     low_top = lows[k] ? vmax(low_top, top[k]) : low_top;
@@ -770,15 +786,9 @@ VU exact_run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const 
   VI st{};
   if (any(has_low)) {  // (rare for the presets but CDNA1 bf16: products far apart, c far below)
     const VI G2 = has_low ? low_top - 118 : G;
-    W2 low{VU{}, VU{}};
-    VI rest_top = bc(kNoExp);
-    for (int k = 0; k <= n; ++k) {
-      const VI off = lsb[k] - G2;
-      const W2 t = shifted(k, off);
-      low = w_sel(lows[k] & (off >= 0), w_sel(ng[k] != 0, w_sub(low, t), w_add(low, t)), low);
-      lows[k] &= off < 0;  // further levels
-      rest_top = lows[k] ? vmax(rest_top, top[k]) : rest_top;
-    }
+    const Level lv = level_sum<Wide>(sig, lsb, top, ng, lows, n, G2);
+    W2 low = lv.sum;
+    const VI rest_top = lv.rest_top;
     VI st2{};
     if (any(rest_top != kNoExp)) {
       const LowSum lo = low_levels<Wide>(sig, lsb, top, ng, lows, n, G2, rest_top);
