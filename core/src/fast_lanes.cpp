@@ -471,8 +471,9 @@ struct Sum2 {
   VU st;
   VI exact_zero;  ///< the sum is exactly zero: the zero of sign zs
   VU zs;
+  VI fb;  ///< a term too wide for this (left to the caller)
 };
-inline Sum2 sum2(const LaneRound& R, const Term2& x, const Term2& y, VI& fb) {
+inline Sum2 sum2(const LaneRound& R, const Term2& x, const Term2& y) {
   const VI xnz = x.sig != 0, ynz = y.sig != 0;
   const VI mx = 63 - clz(x.sig), my = 63 - clz(y.sig);  // -1 for a zero
   const VI tx = xnz ? x.lsb + mx : bc(kNoExp), ty = ynz ? y.lsb + my : bc(kNoExp);
@@ -494,11 +495,11 @@ inline Sum2 sum2(const LaneRound& R, const Term2& x, const Term2& y, VI& fb) {
   const VU mag = has_st ? ((Xn ^ Yn) != 0 ? Xp - Yp - 1 : Xp + Yp) : (vneg ? VU{} - U(v) : U(v));
   // zero sign: both terms zero: their common sign; a sum that cancels: RD gives -0
   const VU zs = (xnz | ynz) != 0 ? VU{} + (R.mode == 2 ? 1 : 0) : x.sign & y.sign;
-  fb = (mX > 58) | (mY > 58);
-  return Sum2{sign, mag, base, st, ~has_st & (v == 0), zs};
+  return Sum2{sign, mag, base, st, ~has_st & (v == 0), zs, (mX > 58) | (mY > 58)};
 }
 inline VU add2(const LaneRound& R, const Term2& x, const Term2& y, VI& fb) {
-  const Sum2 q = sum2(R, x, y, fb);
+  const Sum2 q = sum2(R, x, y);
+  fb = q.fb;
   const VU r = round_mag(R, q.sign, q.mag, q.base, q.st);
   return q.exact_zero ? (q.zs != 0 ? VU{} + R.z_n : VU{} + R.z_p) : r;
 }
@@ -517,11 +518,10 @@ inline Term2 as_term(const LaneRound& R, const LaneFmt& f, int cmb, VU sign, con
 
 /// The sum of two terms rounded by R, as a term in f (term(dec(f, add2(R, x, y)), cmb)).
 inline Term2 add2_term(const LaneRound& R, const LaneFmt& f, int cmb, const Term2& x, const Term2& y, VI& bad) {
-  VI fb;
-  const Sum2 s = sum2(R, x, y, fb);
+  const Sum2 s = sum2(R, x, y);
   Rounded q = round_core(R, s.sign, s.mag, s.base, s.st);
   q.zero |= s.exact_zero;
-  bad |= fb;
+  bad |= s.fb;
   return as_term(R, f, cmb, s.exact_zero ? s.zs : s.sign, q, bad);
 }
 
@@ -789,15 +789,15 @@ VU exact_run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const 
     const Level lv = level_sum<Wide>(sig, lsb, top, ng, lows, n, G2);
     W2 low = lv.sum;
     const VI rest_top = lv.rest_top;
-    VI st2{};
+    VI st_below{};  // bits dropped below G2
     if (any(rest_top != kNoExp)) {
       const LowSum lo = low_levels<Wide>(sig, lsb, top, ng, lows, n, G2, rest_top);
       low = w_add(low, lo.sum);
-      st2 = lo.st;
+      st_below = lo.st;
       bad |= lo.bad;
     }
     const W2 f = w_sra(low, G - G2, st);
-    st |= st2;
+    st |= st_below;
     sum = w_add(sum, f);
   }
   // the magnitude: sum >= 0: sum (+ sticky); sum < 0: -sum - 1 + sticky, or -sum without

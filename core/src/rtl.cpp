@@ -826,15 +826,20 @@ std::vector<std::string> runtime_objects(const std::string& classes_mk) {
   return out;
 }
 
-/// What the runtime objects depend on: the Verilator (its --version line), the compiler and
+/// `verilator --version` (its output), or "" when verilator does not run.
+std::string verilator_version() {
+  std::string out;
+  FILE* p = ::popen((verilator_cmd() + " --version 2>/dev/null").c_str(), "r");
+  if (!p) return out;
+  char buf[256];
+  while (std::fgets(buf, sizeof buf, p)) out += buf;
+  return ::pclose(p) == 0 ? out : std::string();
+}
+
+/// What the runtime objects depend on: the Verilator (its --version output), the compiler and
 /// flags from the environment, matcore's Verilator flags and the trace mode.
-std::string runtime_key(const std::string& flags, bool trace) {
-  std::string id = flags + (trace ? " --trace" : "");
-  if (FILE* p = ::popen((verilator_cmd() + " --version 2>&1").c_str(), "r")) {
-    char buf[256];
-    while (std::fgets(buf, sizeof buf, p)) id += buf;
-    ::pclose(p);
-  }
+std::string runtime_key(const std::string& version, const std::string& flags, bool trace) {
+  std::string id = flags + (trace ? " --trace" : "") + version;
   for (const char* v : {"CXX", "CXXFLAGS", "CPPFLAGS", "OBJCACHE"})
     if (const char* e = std::getenv(v)) id += std::string(" ") + v + "=" + e;
   char key[17];
@@ -894,7 +899,8 @@ std::string rtl_simulator(const Datapath& dp, bool trace) {
     }
   } lock(final_dir + ".lock");
   if (is_file(exe)) return exe;
-  if (std::system((verilator_cmd() + " --version > /dev/null 2>&1").c_str()) != 0)
+  const std::string version = verilator_version();
+  if (version.empty())
     throw InputError("the RTL engine needs verilator (Debian package verilator; scripts/install-deps.sh installs it)");
   std::string tmpl = root + "/.build-" + rtl_module_name(dp) + "-XXXXXX";
   if (!::mkdtemp(&tmpl[0])) throw InputError(root + ": cannot create a build directory (" + std::strerror(errno) + ")");
@@ -917,7 +923,7 @@ std::string rtl_simulator(const Datapath& dp, bool trace) {
   if (std::system(cmd.c_str()) != 0)
     throw InputError("RTL build of " + t.module + " (" + dp.name() + ") failed; see " + tmp + "/build.log");
   const std::vector<std::string> runtime = runtime_objects(obj + "/Vtop_classes.mk");
-  const std::string rt_dir = root + "/runtime-" + runtime_key(flags, trace);
+  const std::string rt_dir = root + "/runtime-" + runtime_key(version, flags, trace);
   bool rt_cached = !runtime.empty();
   for (const std::string& o : runtime) rt_cached = rt_cached && is_file(rt_dir + "/" + o);
   if (rt_cached)
