@@ -100,7 +100,7 @@ TEST(FastKernel, RandomDesigns) {
 // Every instruction set's lane kernel (the CPU permitting: a set it lacks falls back to the next
 // one down) on the fused presets, the pairwise trees and the exact adders, against the reference.
 TEST(FastKernel, EveryLaneKernel) {
-  for (const char* isa : {"generic", "avx2", "avx512"}) {
+  for (const char* isa : {"generic", "avx2", "avx512", "avx512x2"}) {
     ::setenv("MATCORE_LANES", isa, 1);
     for (const char* name : {"mi300x/fp16", "mi300x/e5m2fnuz,e4m3fnuz", "h100/fp16", "b200/e4m3",
                              "h100/e4m3/mma.sync", "mi250/fp16", "mi210/bf16", "mi100/fp16",

@@ -546,9 +546,11 @@ int clog2(int x) {
 }
 
 /// The lane kernel of the best instruction set this CPU has (AVX-512, else AVX2, else none);
-/// MATCORE_LANES=generic|avx2|avx512 picks one (tests, benchmarks), MATCORE_LANES=off none
-/// (batch() then runs sample by sample).
-void pick_lanes(Impl& I) {
+/// MATCORE_LANES=generic|avx2|avx512|avx512x2 picks one (tests, benchmarks), MATCORE_LANES=off
+/// none (batch() then runs sample by sample). With AVX-512: the avx512x2 lanes (two registers a
+/// lane vector, built by Clang) where they were built, but for the FMA chains (fma_chain: the
+/// GCC-built avx512 lanes run those 10% faster, measured: docs/performance.md).
+void pick_lanes(Impl& I, bool fma_chain) {
   const char* env = std::getenv("MATCORE_LANES");
   const std::string want = env ? env : "";
   if (want == "off") return;
@@ -557,14 +559,23 @@ void pick_lanes(Impl& I) {
                       __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
                       __builtin_cpu_supports("avx512cd");
   const bool has2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
-  if (has512 && (want.empty() || want == "avx512")) {
+#if defined(MATCORE_LANES_X2)
+  if (has512 && ((want.empty() && !fma_chain) || want == "avx512x2")) {
+    I.lane_block = &lanes::avx512x2::block;
+    I.lane_transpose = &lanes::avx512x2::transpose;
+    I.lane_c_final = &lanes::avx512x2::c_final;
+    I.lane_isa = "avx512x2";
+    return;
+  }
+#endif
+  if (has512 && (want.empty() || want == "avx512" || want == "avx512x2")) {
     I.lane_block = &lanes::avx512::block;
     I.lane_transpose = &lanes::avx512::transpose;
     I.lane_c_final = &lanes::avx512::c_final;
     I.lane_isa = "avx512";
     return;
   }
-  if (has2 && (want.empty() || want == "avx2" || want == "avx512")) {
+  if (has2 && (want.empty() || want == "avx2" || want == "avx512" || want == "avx512x2")) {
     I.lane_block = &lanes::avx2::block;
     I.lane_transpose = &lanes::avx2::transpose;
     I.lane_c_final = &lanes::avx2::c_final;
@@ -703,7 +714,7 @@ FastDot::FastDot(const Datapath& dp) {
     P.prod_round = dp.prod_round_out;
     P.prod_fits = dp.a_fmt.mbits + dp.b_fmt.mbits + 2 <= P.Rprod.p + 1 && P.Rprod.enc == 0;
     P.acc = lf(dp.out_fmt, true);
-    pick_lanes(*I);
+    pick_lanes(*I, lanes::is_fma_chain(P));
   }
   impl_ = std::move(I);
 }

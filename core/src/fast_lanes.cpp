@@ -1,6 +1,6 @@
 // One group of the fused datapath on kLanes samples at once (fast_lanes.hpp): multiplier,
-// aligner, adder, the late-c tail and the rounder. Compiled once per instruction set:
-// MC_LANES_NS names the namespace (generic, avx2, avx512) and the build adds that set's -march
+// aligner, adder, the late-c tail and the rounder. Compiled once per instruction set: MC_LANES_NS
+// names the namespace (generic, avx2, avx512, avx512x2) and the build adds that set's -march
 // flags (CMakeLists.txt). Every step runs over the lanes with the same operations for each
 // (selects instead of branches), which is what lets the compiler vectorise it; it computes
 // exactly what fused_group, late_tail and RoundK::round in fast.cpp compute per sample (the
@@ -28,7 +28,7 @@
 #if defined(__clang__)
 #define MC_SHUF(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
 #else
-#define MC_SHUF(a, b, ...) __builtin_shuffle(a, b, VI{__VA_ARGS__})
+#define MC_SHUF(a, b, ...) __builtin_shuffle(a, b, VIN{__VA_ARGS__})
 #endif
 
 namespace mc::lanes::MC_LANES_NS {
@@ -38,24 +38,77 @@ namespace {
 constexpr int L = kLanes;
 
 // GCC/Clang vector extensions: one value per lane, 64 bits each; the compiler maps the
-// operations to the instruction set of this build. VL lanes per vector: the widest vector of
-// 64-bit integers the build's instruction set has (a wider vector type would be lowered to
-// scalar code); the kLanes samples of a call are run as kLanes / VL sub-blocks.
+// operations to the instruction set of this build. VN lanes per register: the widest vector of
+// 64-bit integers the build's instruction set has. VL = NV x VN lanes per lane vector: NV = 1
+// for the GCC builds (GCC 12 lowers a wider vector type to scalar code); the avx512x2 build
+// (Clang, CMakeLists.txt) has NV = 2: each operation on a lane vector is two instructions on
+// independent registers, which the core overlaps, where one register's chain of dependent
+// instructions (the rounder's) leaves it waiting. The kLanes samples of a call are run as
+// kLanes / VL sub-blocks.
 #if defined(__AVX512F__)
-constexpr int VL = 8;
+constexpr int VN = 8;
 #elif defined(__AVX2__)
-constexpr int VL = 4;
+constexpr int VN = 4;
 #else
-constexpr int VL = 2;
+constexpr int VN = 2;
 #endif
+#ifndef MC_LANES_PACK
+#define MC_LANES_PACK 1
+#endif
+constexpr int NV = MC_LANES_PACK;
+constexpr int VL = VN * NV;
 static_assert(L % VL == 0, "whole sub-blocks");
 typedef uint64_t VU __attribute__((vector_size(8 * VL)));
 typedef int64_t VI __attribute__((vector_size(8 * VL)));  // also the masks: -1 true, 0 false
+typedef uint64_t VUN __attribute__((vector_size(8 * VN)));  // one native register
+typedef int64_t VIN __attribute__((vector_size(8 * VN)));
+
+#if defined(__AVX512F__)
+typedef __m512i Nat;
+#elif defined(__AVX2__)
+typedef __m256i Nat;
+#endif
+#if defined(__AVX2__) || defined(__AVX512F__)
+/// The native registers of m or-ed together.
+inline Nat or_parts(VI m) {
+  Nat r;
+  std::memcpy(&r, &m, sizeof r);
+  for (int i = 1; i < NV; ++i) {
+    Nat x;
+    std::memcpy(&x, reinterpret_cast<const char*>(&m) + i * sizeof(Nat), sizeof x);
+#if defined(__AVX512F__)
+    r = _mm512_or_si512(r, x);
+#else
+    r = _mm256_or_si256(r, x);
+#endif
+  }
+  return r;
+}
+/// f (an intrinsic) applied to each register of the lane vectors a.
+template <class R, class F, class... A>
+inline R per_native(F f, A... a) {
+  R r;
+  for (int i = 0; i < NV; ++i) {
+    Nat x = f(([&] {
+      Nat n;
+      std::memcpy(&n, reinterpret_cast<const char*>(&a) + i * sizeof(Nat), sizeof(Nat));
+      return n;
+    }())...);
+    std::memcpy(reinterpret_cast<char*>(&r) + i * sizeof(Nat), &x, sizeof(Nat));
+  }
+  return r;
+}
+#endif
 
 constexpr int64_t kNoExp = INT32_MIN;  // kNone
 
 inline VU ld(const uint64_t* p) {
   VU v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline VUN ldn(const uint64_t* p) {
+  VUN v;
   std::memcpy(&v, p, sizeof v);
   return v;
 }
@@ -70,9 +123,9 @@ inline VI bc(int64_t x) { return VI{} + x; }
 /// x >> n with 0 for counts over 63 (negative ones too): what vpsrlvq does.
 inline VU srl(VU x, VI n) {
 #if defined(__AVX512F__)
-  return reinterpret_cast<VU>(_mm512_srlv_epi64(reinterpret_cast<__m512i>(x), reinterpret_cast<__m512i>(n)));
+  return per_native<VU>([](Nat a, Nat b) { return _mm512_srlv_epi64(a, b); }, x, n);
 #elif defined(__AVX2__)
-  return reinterpret_cast<VU>(_mm256_srlv_epi64(reinterpret_cast<__m256i>(x), reinterpret_cast<__m256i>(n)));
+  return per_native<VU>([](Nat a, Nat b) { return _mm256_srlv_epi64(a, b); }, x, n);
 #else
   return U(U(n) > 63 ? VI{} : S(x >> cnt(n)));
 #endif
@@ -81,9 +134,9 @@ inline VU srl(VU x, VI n) {
 /// x << n with 0 for counts over 63 (negative ones too): what vpsllvq does.
 inline VU sll(VU x, VI n) {
 #if defined(__AVX512F__)
-  return reinterpret_cast<VU>(_mm512_sllv_epi64(reinterpret_cast<__m512i>(x), reinterpret_cast<__m512i>(n)));
+  return per_native<VU>([](Nat a, Nat b) { return _mm512_sllv_epi64(a, b); }, x, n);
 #elif defined(__AVX2__)
-  return reinterpret_cast<VU>(_mm256_sllv_epi64(reinterpret_cast<__m256i>(x), reinterpret_cast<__m256i>(n)));
+  return per_native<VU>([](Nat a, Nat b) { return _mm256_sllv_epi64(a, b); }, x, n);
 #else
   return U(U(n) > 63 ? VI{} : S(x << cnt(n)));
 #endif
@@ -91,7 +144,7 @@ inline VU sll(VU x, VI n) {
 /// x >> n arithmetic, n >= 0, counts over 63 filling with the sign: what vpsravq does.
 inline VI sra(VI x, VI n) {
 #if defined(__AVX512F__)
-  return reinterpret_cast<VI>(_mm512_srav_epi64(reinterpret_cast<__m512i>(x), reinterpret_cast<__m512i>(n)));
+  return per_native<VI>([](Nat a, Nat b) { return _mm512_srav_epi64(a, b); }, x, n);
 #else
   return x >> cnt(n);
 #endif
@@ -100,8 +153,7 @@ inline VI sra(VI x, VI n) {
 /// Leading zeros of each lane (64 for 0).
 inline VI clz(VU x) {
 #if defined(__AVX512CD__)
-  static_assert(VL == 8, "one 512-bit register");
-  return reinterpret_cast<VI>(_mm512_lzcnt_epi64(reinterpret_cast<__m512i>(x)));
+  return per_native<VI>([](Nat a) { return _mm512_lzcnt_epi64(a); }, x);
 #else
   VI r;
   for (int l = 0; l < VL; ++l) r[l] = x[l] ? __builtin_clzll(x[l]) : 64;
@@ -112,10 +164,10 @@ inline VI clz(VU x) {
 /// Whether any lane of the mask m is set (one test instruction where the set has it).
 inline bool any(VI m) {
 #if defined(__AVX512F__)
-  const __m512i x = reinterpret_cast<__m512i>(m);
+  const Nat x = or_parts(m);
   return _mm512_test_epi64_mask(x, x) != 0;
 #elif defined(__AVX2__)
-  const __m256i x = reinterpret_cast<__m256i>(m);
+  const Nat x = or_parts(m);
   return !_mm256_testz_si256(x, x);
 #else
   return (m[0] | m[1]) != 0;
@@ -147,9 +199,9 @@ inline Dec dec(const LaneFmt& f, VU x) {
 /// The exact product of significands of at most 32 bits (vpmuludq).
 inline VU mul32(VU a, VU b) {
 #if defined(__AVX512F__)
-  return reinterpret_cast<VU>(_mm512_mul_epu32(reinterpret_cast<__m512i>(a), reinterpret_cast<__m512i>(b)));
+  return per_native<VU>([](Nat x, Nat y) { return _mm512_mul_epu32(x, y); }, a, b);
 #elif defined(__AVX2__)
-  return reinterpret_cast<VU>(_mm256_mul_epu32(reinterpret_cast<__m256i>(a), reinterpret_cast<__m256i>(b)));
+  return per_native<VU>([](Nat x, Nat y) { return _mm256_mul_epu32(x, y); }, a, b);
 #else
   return (a & 0xffffffffu) * (b & 0xffffffffu);
 #endif
@@ -388,8 +440,8 @@ void transpose8(const uint64_t* rows, size_t stride, int K, uint64_t* out) {
 #if defined(__AVX512F__)
   // 8 x 8 tiles: three rounds of two-register shuffles (vpermt2q)
   for (; k0 + 8 <= K; k0 += 8) {
-    VU r[8], t[8], u[8];
-    for (int i = 0; i < 8; ++i) r[i] = ld(rows + i * stride + k0);
+    VUN r[8], t[8], u[8];
+    for (int i = 0; i < 8; ++i) r[i] = ldn(rows + i * stride + k0);
     for (int i = 0; i < 8; i += 2) {
       t[i] = MC_SHUF(r[i], r[i + 1], 0, 8, 2, 10, 4, 12, 6, 14);
       t[i + 1] = MC_SHUF(r[i], r[i + 1], 1, 9, 3, 11, 5, 13, 7, 15);
@@ -399,25 +451,25 @@ void transpose8(const uint64_t* rows, size_t stride, int K, uint64_t* out) {
       u[i + 2] = MC_SHUF(t[i], t[i + 2], 2, 3, 10, 11, 6, 7, 14, 15);
     }
     for (int i = 0; i < 4; ++i) {
-      const VU lo = MC_SHUF(u[i], u[i + 4], 0, 1, 2, 3, 8, 9, 10, 11);
-      const VU hi = MC_SHUF(u[i], u[i + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+      const VUN lo = MC_SHUF(u[i], u[i + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+      const VUN hi = MC_SHUF(u[i], u[i + 4], 4, 5, 6, 7, 12, 13, 14, 15);
       std::memcpy(out + (k0 + i) * L, &lo, sizeof lo);
       std::memcpy(out + (k0 + i + 4) * L, &hi, sizeof hi);
     }
   }
   // 8 x 4: two rows a register
   if (k0 + 4 <= K) {
-    VU w[4];
+    VUN w[4];
     for (int j = 0; j < 4; ++j) {  // (two 32-byte stores read back as one 64-byte load stall)
       const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows + 2 * j * stride + k0));
       const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows + (2 * j + 1) * stride + k0));
-      w[j] = reinterpret_cast<VU>(_mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1));
+      w[j] = reinterpret_cast<VUN>(_mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1));
     }
-    const VU p0 = MC_SHUF(w[0], w[1], 0, 4, 8, 12, 1, 5, 9, 13);
-    const VU p1 = MC_SHUF(w[0], w[1], 2, 6, 10, 14, 3, 7, 11, 15);
-    const VU q0 = MC_SHUF(w[2], w[3], 0, 4, 8, 12, 1, 5, 9, 13);
-    const VU q1 = MC_SHUF(w[2], w[3], 2, 6, 10, 14, 3, 7, 11, 15);
-    const VU col[4] = {MC_SHUF(p0, q0, 0, 1, 2, 3, 8, 9, 10, 11),
+    const VUN p0 = MC_SHUF(w[0], w[1], 0, 4, 8, 12, 1, 5, 9, 13);
+    const VUN p1 = MC_SHUF(w[0], w[1], 2, 6, 10, 14, 3, 7, 11, 15);
+    const VUN q0 = MC_SHUF(w[2], w[3], 0, 4, 8, 12, 1, 5, 9, 13);
+    const VUN q1 = MC_SHUF(w[2], w[3], 2, 6, 10, 14, 3, 7, 11, 15);
+    const VUN col[4] = {MC_SHUF(p0, q0, 0, 1, 2, 3, 8, 9, 10, 11),
                        MC_SHUF(p0, q0, 4, 5, 6, 7, 12, 13, 14, 15),
                        MC_SHUF(p1, q1, 0, 1, 2, 3, 8, 9, 10, 11),
                        MC_SHUF(p1, q1, 4, 5, 6, 7, 12, 13, 14, 15)};
@@ -428,11 +480,11 @@ void transpose8(const uint64_t* rows, size_t stride, int K, uint64_t* out) {
   // 4 x 4 tiles, two per 8 rows
   for (; k0 + 4 <= K; k0 += 4) {
     for (int hh = 0; hh < 8; hh += 4) {
-      VU r[4];
-      for (int i = 0; i < 4; ++i) r[i] = ld(rows + (hh + i) * stride + k0);
-      const VU t0 = MC_SHUF(r[0], r[1], 0, 4, 2, 6), t1 = MC_SHUF(r[0], r[1], 1, 5, 3, 7);
-      const VU t2 = MC_SHUF(r[2], r[3], 0, 4, 2, 6), t3 = MC_SHUF(r[2], r[3], 1, 5, 3, 7);
-      const VU col[4] = {MC_SHUF(t0, t2, 0, 1, 4, 5), MC_SHUF(t1, t3, 0, 1, 4, 5),
+      VUN r[4];
+      for (int i = 0; i < 4; ++i) r[i] = ldn(rows + (hh + i) * stride + k0);
+      const VUN t0 = MC_SHUF(r[0], r[1], 0, 4, 2, 6), t1 = MC_SHUF(r[0], r[1], 1, 5, 3, 7);
+      const VUN t2 = MC_SHUF(r[2], r[3], 0, 4, 2, 6), t3 = MC_SHUF(r[2], r[3], 1, 5, 3, 7);
+      const VUN col[4] = {MC_SHUF(t0, t2, 0, 1, 4, 5), MC_SHUF(t1, t3, 0, 1, 4, 5),
                          MC_SHUF(t0, t2, 2, 3, 6, 7), MC_SHUF(t1, t3, 2, 3, 6, 7)};
       for (int i = 0; i < 4; ++i) std::memcpy(out + (k0 + i) * L + hh, &col[i], sizeof col[i]);
     }
@@ -841,6 +893,61 @@ void chain(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const in
     }
 }
 
+/// The FMA chains (the pairwise kernel with n_fma = 1 and no product overflow or product
+/// rounding): d = fl(c + a_k b_k) for k = 0, 1, ..., every sub-block's chain through c stage by
+/// stage beside the others', so that the core runs one chain's rounder while another's waits.
+void fma_chain(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* order, int K,
+               const uint64_t* C, LaneOut& o) {
+  constexpr int NB = L / VL;
+  const int cmb = static_cast<int>(P.c.mbits);
+  VU acc[NB];
+  VI bad[NB];
+  for (int j = 0; j < NB; ++j) {
+    acc[j] = ld(C + j * VL);
+    bad[j] = VI{};
+  }
+  // c as a term (significand, last bit, sign) from one step to the next: the rounded sum's
+  // encoding and decoding only for the first c and the last d
+  Term2 c[NB];
+  for (int j = 0; j < NB; ++j) {
+    const Dec cd = dec(P.c, acc[j]);
+    bad[j] |= cd.special;
+    c[j] = term(cd, cmb);
+  }
+  for (int k = 0; k < K; ++k) {
+    const size_t col = static_cast<size_t>(order[k]) * L;
+    Term2 p[NB];
+    for (int j = 0; j < NB; ++j) {
+      const Dec x = dec(P.a, ld(At + col + j * VL)), y = dec(P.b, ld(Bt + col + j * VL));
+      bad[j] |= x.special | y.special;
+      p[j] = Term2{mul32(x.sig, y.sig), x.exp + y.exp - P.raw_frac, x.sign ^ y.sign};
+    }
+    Sum2 s[NB];
+    for (int j = 0; j < NB; ++j) s[j] = sum2(P.R, c[j], p[j]);
+    Rounded q[NB];
+    for (int j = 0; j < NB; ++j) {
+      q[j] = round_core(P.R, s[j].sign, s[j].mag, s[j].base, s[j].st);
+      bad[j] |= s[j].fb;
+    }
+    if (k + 1 < K) {
+      for (int j = 0; j < NB; ++j) {
+        q[j].zero |= s[j].exact_zero;
+        c[j] = as_term(P.R, P.c, cmb, s[j].exact_zero ? s[j].zs : s[j].sign, q[j], bad[j]);
+      }
+    } else {
+      for (int j = 0; j < NB; ++j) {
+        const VU r = encode(P.R, s[j].sign, q[j]);
+        acc[j] = s[j].exact_zero ? (s[j].zs != 0 ? VU{} + P.R.z_n : VU{} + P.R.z_p) : r;
+      }
+    }
+  }
+  for (int j = 0; j < NB; ++j)
+    for (int l = 0; l < VL; ++l) {
+      o.d[j * VL + l] = acc[j][l];
+      o.bad[j * VL + l] = static_cast<uint8_t>(bad[j][l] != 0);
+    }
+}
+
 }  // namespace
 
 void c_final(const LaneParams& P, const uint64_t* acc, const uint64_t* C, LaneOut& o) {
@@ -860,7 +967,8 @@ void c_final(const LaneParams& P, const uint64_t* acc, const uint64_t* C, LaneOu
 void block(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* order, int K,
            const uint64_t* C, LaneOut& o) {
   const bool trunc = static_cast<AlignRound>(P.mode) == AlignRound::Truncate;
-  if (P.pairwise) chain(P, At, Bt, order, K, C, o, pairwise_run);
+  if (is_fma_chain(P)) fma_chain(P, At, Bt, order, K, C, o);
+  else if (P.pairwise) chain(P, At, Bt, order, K, C, o, pairwise_run);
   else if (P.exact && P.wide) chain(P, At, Bt, order, K, C, o, exact_run<true>);
   else if (P.exact) chain(P, At, Bt, order, K, C, o, exact_run<false>);
   else if (trunc && !P.late_c) chain(P, At, Bt, order, K, C, o, run<true, false, false>);

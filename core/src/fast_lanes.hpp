@@ -1,7 +1,8 @@
 // Internal to the fast kernels (fast.cpp): one group of the fused datapath (multiplier, aligner,
 // adder, the late-c tail and the rounder) on kLanes samples at once, in structure-of-arrays form
 // so that the compiler turns every step into SIMD instructions across the samples.
-// fast_lanes.cpp is compiled once per instruction set (generic, AVX2, AVX-512: CMakeLists.txt)
+// fast_lanes.cpp is compiled once per instruction set (generic, AVX2, AVX-512, and AVX-512 with
+// two registers a lane vector by Clang: CMakeLists.txt)
 // into namespaces of those names; fast.cpp picks the best one the CPU has at run time.
 #pragma once
 #include <cstddef>
@@ -62,6 +63,12 @@ struct LaneParams {
   bool late_norm_rd = true;
 };
 
+/// The FMA chains (d = fl(c + a_k b_k), k = 0, 1, ...: the pairwise kernel with one product a
+/// group, no product overflow, no product rounding): block() runs them in fma_chain.
+inline bool is_fma_chain(const LaneParams& P) {
+  return P.pairwise && P.n_fma == 1 && !P.ovf_on && !P.prod_round;
+}
+
 /// Per lane results of a block: d (the last group's rounded result) and bad: a NaN/Inf operand
 /// or c, a product overflow, a level that rounds to Inf (the sample goes to the reference).
 struct LaneOut {
@@ -85,6 +92,7 @@ struct LaneOut {
 MC_LANES_DECLARE(generic)
 MC_LANES_DECLARE(avx2)
 MC_LANES_DECLARE(avx512)
+MC_LANES_DECLARE(avx512x2)
 #undef MC_LANES_DECLARE
 
 }  // namespace mc::lanes
