@@ -764,6 +764,50 @@ __attribute__((noinline)) LowSum low_levels(const W2* sig, const VI* lsb, const 
   return LowSum{acc, st, bad};
 }
 
+/// A product of binary64 significands as a term: (-1)^sign sig 2^lsb, sig < 2^106.
+struct TermW {
+  W2 sig;
+  VI lsb;
+  VU sign;
+};
+
+/// sum2 for c (a term of at most 53 bits) and a 106-bit product: the exact sum of the two, its
+/// top 62 bits and a sticky for the rest, ready for round_core. As in sum2, X, the term with the
+/// higher top bit, goes to bits 124 and below of 128; y is shifted to X's last bit, and bits of y
+/// shifted out (then y' < 2^106 and X >= 2^124, so the sum keeps at least 123 bits) become a
+/// sticky: X + y' or X - y' - 1 with the sticky rounds as the exact sum does.
+inline Sum2 sum2w(const LaneRound& R, const Term2& c, const TermW& p) {
+  const VI cnz = c.sig != 0, pnz = (p.sig.lo | p.sig.hi) != 0;
+  const VI mc = 63 - clz(c.sig), mp = w_msb(p.sig);  // -1 for a zero
+  const VI tc = cnz ? c.lsb + mc : bc(kNoExp), tp = pnz ? p.lsb + mp : bc(kNoExp);
+  const VI ca = tc >= tp;  // c is X
+  const W2 Xs = w_sel(ca, W2{c.sig, VU{}}, p.sig), Ys = w_sel(ca, p.sig, W2{c.sig, VU{}});
+  const VU Xn = ca ? c.sign : p.sign, Yn = ca ? p.sign : c.sign;
+  const VI mX = ca ? mc : mp, lX = ca ? c.lsb : p.lsb, lY = ca ? p.lsb : c.lsb;
+  const VI sx = 124 - mX;  // >= 0 (a zero X: both terms zero, the sum is 0)
+  const W2 Xp = w_shl2(Xs, sx);
+  const VI base = lX - sx;  // the sum's last bit
+  const VI k = lY - base;   // y's last bit above it
+  VI st;
+  const W2 Yr = w_sra(Ys, vmax(-k, VI{}), st);  // Ys >= 0: a logical shift
+  const W2 Yp = w_sel(k >= 0, w_shl2(Ys, k), Yr);
+  st &= k < 0;
+  const VI differ = (Xn ^ Yn) != 0;
+  // signs differing: X - y' - sticky (>= 0 with a sticky; without one it may be negative: |.|)
+  const W2 d = w_sub(w_sub(Xp, Yp), W2{U(st) & 1, VU{}});
+  const VI dneg = differ & (S(d.hi) < 0);
+  const W2 mag = w_sel(differ, w_sel(dneg, w_sub(W2{VU{}, VU{}}, d), d), w_add(Xp, Yp));
+  const VU sign = dneg ? Yn : Xn;
+  // the top 62 bits of the magnitude and a sticky for the rest
+  const VI m = w_msb(mag);
+  const VI sh = vmax(m - 61, VI{});
+  VI st2;
+  const W2 top = w_sra(mag, sh, st2);
+  const VI nz = (mag.lo | mag.hi) != 0;
+  const VU zs = (cnz | pnz) != 0 ? VU{} + (R.mode == 2 ? 1 : 0) : c.sign & p.sign;
+  return Sum2{sign, top.lo, base + sh, U(st | st2) & 1, ~st & ~nz, zs, VI{}};
+}
+
 /// The exact adder (CDNA1 fp16/bf16 and the binary64 FMA chains, fast.cpp exact_group): the
 /// products and c summed exactly, one rounding by R. Wide: significands of up to 53 bits,
 /// 106-bit products; else products of up to 24 x 24 bits.
@@ -893,9 +937,12 @@ void chain(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const in
     }
 }
 
-/// The FMA chains (the pairwise kernel with n_fma = 1 and no product overflow or product
-/// rounding): d = fl(c + a_k b_k) for k = 0, 1, ..., every sub-block's chain through c stage by
-/// stage beside the others', so that the core runs one chain's rounder while another's waits.
+/// The FMA chains (fast_lanes.hpp is_fma_chain: one product a group, no product overflow, no
+/// product rounding): d = fl(c + a_k b_k) for k = 0, 1, ..., every sub-block's chain through c
+/// stage by stage beside the others', so that the core runs one chain's rounder while another's
+/// waits. Wide: binary64 significands (the exact adder's 106-bit products, sum2w); else
+/// products of at most 24 x 24 bits (sum2).
+template <bool Wide>
 void fma_chain(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* order, int K,
                const uint64_t* C, LaneOut& o) {
   constexpr int NB = L / VL;
@@ -916,14 +963,24 @@ void fma_chain(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, cons
   }
   for (int k = 0; k < K; ++k) {
     const size_t col = static_cast<size_t>(order[k]) * L;
-    Term2 p[NB];
-    for (int j = 0; j < NB; ++j) {
-      const Dec x = dec(P.a, ld(At + col + j * VL)), y = dec(P.b, ld(Bt + col + j * VL));
-      bad[j] |= x.special | y.special;
-      p[j] = Term2{mul32(x.sig, y.sig), x.exp + y.exp - P.raw_frac, x.sign ^ y.sign};
-    }
     Sum2 s[NB];
-    for (int j = 0; j < NB; ++j) s[j] = sum2(P.R, c[j], p[j]);
+    if constexpr (Wide) {
+      TermW p[NB];
+      for (int j = 0; j < NB; ++j) {
+        const Dec x = dec(P.a, ld(At + col + j * VL)), y = dec(P.b, ld(Bt + col + j * VL));
+        bad[j] |= x.special | y.special;
+        p[j] = TermW{mul53(x.sig, y.sig), x.exp + y.exp - P.raw_frac, x.sign ^ y.sign};
+      }
+      for (int j = 0; j < NB; ++j) s[j] = sum2w(P.R, c[j], p[j]);
+    } else {
+      Term2 p[NB];
+      for (int j = 0; j < NB; ++j) {
+        const Dec x = dec(P.a, ld(At + col + j * VL)), y = dec(P.b, ld(Bt + col + j * VL));
+        bad[j] |= x.special | y.special;
+        p[j] = Term2{mul32(x.sig, y.sig), x.exp + y.exp - P.raw_frac, x.sign ^ y.sign};
+      }
+      for (int j = 0; j < NB; ++j) s[j] = sum2(P.R, c[j], p[j]);
+    }
     Rounded q[NB];
     for (int j = 0; j < NB; ++j) {
       q[j] = round_core(P.R, s[j].sign, s[j].mag, s[j].base, s[j].st);
@@ -967,7 +1024,8 @@ void c_final(const LaneParams& P, const uint64_t* acc, const uint64_t* C, LaneOu
 void block(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* order, int K,
            const uint64_t* C, LaneOut& o) {
   const bool trunc = static_cast<AlignRound>(P.mode) == AlignRound::Truncate;
-  if (is_fma_chain(P)) fma_chain(P, At, Bt, order, K, C, o);
+  if (is_fma_chain(P)) fma_chain<false>(P, At, Bt, order, K, C, o);
+  else if (is_wide_fma_chain(P)) fma_chain<true>(P, At, Bt, order, K, C, o);
   else if (P.pairwise) chain(P, At, Bt, order, K, C, o, pairwise_run);
   else if (P.exact && P.wide) chain(P, At, Bt, order, K, C, o, exact_run<true>);
   else if (P.exact) chain(P, At, Bt, order, K, C, o, exact_run<false>);

@@ -68,6 +68,11 @@ struct LaneParams {
 inline bool is_fma_chain(const LaneParams& P) {
   return P.pairwise && P.n_fma == 1 && !P.ovf_on && !P.prod_round;
 }
+/// The binary64 FMA chains (the exact adder of one product of 53-bit significands, no product
+/// overflow): block() runs them in fma_chain too.
+inline bool is_wide_fma_chain(const LaneParams& P) {
+  return P.exact && P.wide && P.n_fma == 1 && !P.ovf_on && !P.prod_round;
+}
 
 /// Per lane results of a block: d (the last group's rounded result) and bad: a NaN/Inf operand
 /// or c, a product overflow, a level that rounds to Inf (the sample goes to the reference).
