@@ -714,6 +714,8 @@ FastDot::FastDot(const Datapath& dp) {
     P.prod_round = dp.prod_round_out;
     P.prod_fits = dp.a_fmt.mbits + dp.b_fmt.mbits + 2 <= P.Rprod.p + 1 && P.Rprod.enc == 0;
     P.acc = lf(dp.out_fmt, true);
+    P.fast_levels = P.pairwise && P.prod_round && P.prod_fits && P.R.enc == 0 && P.R.mode == 0 &&
+                    !P.R.subn && P.c.sub_mask == 0 && P.R.mbits <= 52 && P.n_fma > 1;
     pick_lanes(*I, lanes::is_fma_chain(P));
   }
   impl_ = std::move(I);

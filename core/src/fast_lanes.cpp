@@ -579,12 +579,76 @@ inline Term2 add2_term(const LaneRound& R, const LaneFmt& f, int cmb, const Term
 
 inline Term2 term(const Dec& d, int mbits) { return Term2{d.sig, d.exp - mbits, d.sign}; }
 
-/// The pairwise tree (CDNA2, fast.cpp pairwise_group): fl(p1 + p2), fl(p3 + p4), ..., their
-/// sums level by level, then fl(c + tree); every level rounded to out_fmt by R.
-VU pairwise_run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* cols,
-                VU cbits, int n, int h, VI& bad_out) {
-  Term2 lv[64];
-  VI bad{}, emx = bc(kNoExp);
+/// The encoding in R's format of a term that it holds exactly (a normal number or a zero: the
+/// tree's products and sums under pairwise_run's fast levels).
+inline VU pack_term(const LaneRound& R, const Term2& t) {
+  const VI top = 63 - clz(t.sig);
+  const VU E = U(t.lsb + top + R.bias);
+  const VU frac = sll(t.sig, bc(R.mbits) - top) & ((uint64_t{1} << R.mbits) - 1);
+  const VU sb = t.sign != 0 ? VU{} + R.sbit : VU{};
+  return t.sig != 0 ? sb | (E << R.mbits) | frac : sb;
+}
+
+/// fl(a + b) for a and b encoded in R's format (IEEE encoding, normal numbers or zeros; an
+/// exponent field of 0 reads as zero), rounded to nearest even with no subnormal results: a
+/// floating-point adder on the encodings. X, the operand of the larger magnitude (one compare of
+/// the encodings), goes with its hidden bit to bit 61; Y is shifted right by the exponents'
+/// difference, the bits shifted out (only when Y lies more than 61 - mbits bits below) kept
+/// as a sticky, so X + Y' or X - Y' - 1 with the sticky rounds as the exact sum does (sum2;
+/// binary32 sums keep 37 bits below the round bit, too many for the sticky ever to decide a
+/// rounding there: tb/test_fast.cpp does not catch it dropped. It keeps wider formats exact).
+/// The rounding adds 2^(round bit) - 1 + the last kept bit to the sum with the sticky or-ed
+/// into its bit 0 (at least 9 bits below the round bit), and the exponent field to the kept
+/// bits, the hidden one included, so that a carry out of the rounding moves into the exponent.
+/// Lanes whose sum may leave the normal range (an exponent field outside [1, emax field - 1]
+/// before the rounding) are marked in slow: the caller takes them through add2_term.
+inline VU add_rne_ftz(const LaneRound& R, VU a, VU b, VI& slow) {
+  const int mb = R.mbits, G = 61 - R.mbits;
+  const uint64_t hid = uint64_t{1} << mb, mm = hid - 1, absm = R.sbit - 1;
+  const VU ma = a & absm, mbv = b & absm;
+  const VI sw = mbv > ma;
+  const VU X = sw ? b : a, mX = sw ? mbv : ma, mY = sw ? ma : mbv;
+  const VU eX = mX >> mb, eY = mY >> mb;
+  const VU fX = (mX & mm) | hid, fY = eY != 0 ? (mY & mm) | hid : VU{};
+  const VI d = S(eX - eY);  // >= 0
+  const VU Y0 = fY << G, Ys = srl(Y0, d);
+  const VU st = U(sll(Ys, d) != Y0) & 1;  // bits of Y shifted out
+  const VI differ = ((a ^ b) & R.sbit) != 0;
+  const VU Xs = fX << G;
+  const VU v = differ ? Xs - Ys - st : Xs + Ys;  // >= 0 (|X| >= |Y|), < 2^63
+  const VI lz = clz(v);                           // >= 1
+  const VU r = (sll(v, lz) >> 1) | st;            // the leading one at bit 62
+  const VU kept = (r + ((uint64_t{1} << (61 - mb)) - 1) + ((r >> (62 - mb)) & 1)) >> (62 - mb);
+  const VI e = S(eX) + 2 - lz;  // the biased exponent before the rounding
+  const VI nz = (v != 0) & (eX != 0);
+  slow |= nz & (U(e - 1) >= static_cast<uint64_t>(R.emax + R.bias - 1));
+  const VU bits = (X & R.sbit) | ((U(e - 1) << mb) + kept);
+  // a zero: both terms zero: their common sign; a sum that cancels: +0
+  const VU z = ((eX == 0) & (((a & b) & R.sbit) != 0)) ? VU{} + R.z_n : VU{} + R.z_p;
+  return nz ? bits : z;
+}
+
+/// Each product of lv[0..n) rounded to out_fmt (RNE); one that rounds to Inf: bad (the
+/// reference takes the sample).
+inline void round_tree_products(const LaneParams& P, Term2* lv, int n, VI& bad) {
+  const int cmb = static_cast<int>(P.c.mbits);
+  for (int k = 0; k < n; ++k) {
+    VI ovf{};
+    const Term2 t = as_term(P.Rprod, P.acc, cmb, lv[k].sign,
+                            round_core(P.Rprod, lv[k].sign, lv[k].sig, lv[k].lsb, VU{}), ovf);
+    const VI nz = lv[k].sig != 0;
+    bad |= nz & ovf;
+    lv[k].lsb = nz ? t.lsb : lv[k].lsb;
+    lv[k].sig = nz ? t.sig : lv[k].sig;
+  }
+}
+
+/// The pairwise tree's products (CDNA2: each rounded to out_fmt where the datapath says so) of
+/// lanes [h, h + VL): lv[0..n); a NaN/Inf operand or an overflowing product marked in bad.
+/// (round: false leaves the products unrounded: tree_bits packs those in range itself)
+inline void tree_products(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* cols,
+                          int n, int h, Term2* lv, VI& bad, bool round = true) {
+  VI emx = bc(kNoExp);
   for (int k = 0; k < n; ++k) {
     const size_t col = static_cast<size_t>(cols[k]) * L + h;
     const Dec x = dec(P.a, ld(At + col)), y = dec(P.b, ld(Bt + col));
@@ -605,8 +669,7 @@ VU pairwise_run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, con
         }
       }
   }
-  const int cmb = static_cast<int>(P.c.mbits);
-  bool round_products = P.prod_round;
+  bool round_products = P.prod_round && round;
   if (round_products && P.prod_fits) {
     // products with no more bits than out_fmt keeps are only changed by the rounding outside
     // out_fmt's normal range: skip it when every product is inside
@@ -617,17 +680,17 @@ VU pairwise_run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, con
     }
     round_products = any(out);
   }
-  if (round_products) {  // each product rounded to out_fmt (RNE); one that rounds to Inf: the reference
-    for (int k = 0; k < n; ++k) {
-      VI ovf{};
-      const Term2 t = as_term(P.Rprod, P.acc, cmb, lv[k].sign,
-                              round_core(P.Rprod, lv[k].sign, lv[k].sig, lv[k].lsb, VU{}), ovf);
-      const VI nz = lv[k].sig != 0;
-      bad |= nz & ovf;
-      lv[k].lsb = nz ? t.lsb : lv[k].lsb;
-      lv[k].sig = nz ? t.sig : lv[k].sig;
-    }
-  }
+  if (round_products) round_tree_products(P, lv, n, bad);
+}
+
+/// The pairwise tree (CDNA2, fast.cpp pairwise_group): fl(p1 + p2), fl(p3 + p4), ..., their
+/// sums level by level, then fl(c + tree); every level rounded to out_fmt by R.
+VU pairwise_run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* cols,
+                VU cbits, int n, int h, VI& bad_out) {
+  Term2 lv[64];
+  VI bad{};
+  tree_products(P, At, Bt, cols, n, h, lv, bad);
+  const int cmb = static_cast<int>(P.c.mbits);
   const Dec c = dec(P.c, cbits);
   bad |= c.special;
   int m = n;
@@ -645,6 +708,91 @@ VU pairwise_run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, con
   bad_out |= bad | fb;
   return d;
 }
+
+/// pairwise_run's tree without c under P.fast_levels (every term a normal number or a zero of
+/// out_fmt): the levels on the encodings (add_rne_ftz), a level's lanes that leave the normal
+/// range through add2_term.
+inline VU tree_bits(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* cols,
+                    int n, int h, VI& bad) {
+  Term2 lv[64];
+  tree_products(P, At, Bt, cols, n, h, lv, bad, false);
+  const int cmb = static_cast<int>(P.c.mbits);
+  // the products encoded (exact: at most p + 1 bits, prod_fits) where all lie in the normal
+  // range; else rounded to it first (round_tree_products)
+  VU bv[64];
+  VI out{};
+  const uint64_t mm = (uint64_t{1} << P.R.mbits) - 1;
+  for (int k = 0; k < n; ++k) {
+    const VI top = 63 - clz(lv[k].sig);
+    const VI E = lv[k].lsb + top + P.R.bias;
+    const VI nz = lv[k].sig != 0;
+    out |= nz & (U(E - 1) >= static_cast<uint64_t>(P.R.emax + P.R.bias));
+    const VU sb = lv[k].sign != 0 ? VU{} + P.R.sbit : VU{};
+    bv[k] = nz ? sb | (U(E) << P.R.mbits) | (sll(lv[k].sig, bc(P.R.mbits) - top) & mm) : sb;
+  }
+  if (any(out)) {
+    round_tree_products(P, lv, n, bad);
+    for (int k = 0; k < n; ++k) bv[k] = pack_term(P.R, lv[k]);
+  }
+  int m = n;
+  while (m > 1) {
+    int k = 0;
+    for (int i = 0; i + 1 < m; i += 2) {
+      VI slow{};
+      VU r = add_rne_ftz(P.R, bv[i], bv[i + 1], slow);
+      if (any(slow)) {
+        VI bad2{};
+        const Term2 t = add2_term(P.R, P.acc, cmb, term(dec(P.acc, bv[i]), cmb), term(dec(P.acc, bv[i + 1]), cmb), bad2);
+        r = slow ? pack_term(P.R, t) : r;
+        bad |= slow & bad2;
+      }
+      bv[k++] = r;
+    }
+    if (m & 1) bv[k++] = bv[m - 1];
+    m = k;
+  }
+  return bv[0];
+}
+
+/// fl(c + tree) under P.fast_levels (pairwise_run's last sum).
+inline VU tree_c(const LaneParams& P, VU cbits, VU tree, VI& bad) {
+  const int cmb = static_cast<int>(P.c.mbits);
+  const Dec c = dec(P.c, cbits);
+  bad |= c.special;
+  VI slow{};
+  VU d = add_rne_ftz(P.R, cbits, tree, slow);
+  if (any(slow)) {
+    VI fb;
+    const VU r = add2(P.R, term(c, cmb), term(dec(P.acc, tree), cmb), fb);
+    d = slow ? r : d;
+    bad |= slow & fb;
+  }
+  return d;
+}
+
+/// The pairwise trees under P.fast_levels: the trees of every group first (they do not depend
+/// on c, so the core has them side by side), then the chain through c of the sums fl(c + tree).
+void tree_chain(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* order, int K,
+                const uint64_t* C, LaneOut& o) {
+  constexpr int NB = L / VL, kChunk = 16;
+  const int g = P.n_fma;
+  for (int j = 0; j < NB; ++j) {
+    VU acc = ld(C + j * VL);
+    VI bad{};
+    for (int k0 = 0; k0 < K; k0 += g * kChunk) {
+      VU t[kChunk];
+      int nt = 0;
+      for (int k1 = k0; k1 < K && nt < kChunk; k1 += g)
+        t[nt++] = tree_bits(P, At, Bt, order + k1, K - k1 < g ? K - k1 : g, j * VL, bad);
+      for (int i = 0; i < nt; ++i) acc = tree_c(P, acc, t[i], bad);
+    }
+    for (int l = 0; l < VL; ++l) {
+      o.d[j * VL + l] = acc[l];
+      o.bad[j * VL + l] = static_cast<uint8_t>(bad[l] != 0);
+    }
+  }
+}
+
 
 /// A signed 128-bit value per lane in two limbs (two's complement).
 struct W2 {
@@ -1026,6 +1174,7 @@ void block(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const in
   const bool trunc = static_cast<AlignRound>(P.mode) == AlignRound::Truncate;
   if (is_fma_chain(P)) fma_chain<false>(P, At, Bt, order, K, C, o);
   else if (is_wide_fma_chain(P)) fma_chain<true>(P, At, Bt, order, K, C, o);
+  else if (P.pairwise && P.fast_levels) tree_chain(P, At, Bt, order, K, C, o);
   else if (P.pairwise) chain(P, At, Bt, order, K, C, o, pairwise_run);
   else if (P.exact && P.wide) chain(P, At, Bt, order, K, C, o, exact_run<true>);
   else if (P.exact) chain(P, At, Bt, order, K, C, o, exact_run<false>);

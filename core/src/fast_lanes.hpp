@@ -39,6 +39,10 @@ struct LaneParams {
   LaneRound Rprod;          ///< prod_round_out (pairwise only): out_fmt, RNE
   bool prod_round = false;  ///< prod_round_out: every product rounded to out_fmt first
   bool prod_fits = false;   ///< a product has at most Rprod.p + 1 bits (exact inside the range)
+  /// pairwise: the levels on the encodings (fast_lanes.cpp add_rne_ftz): every product rounded
+  /// to out_fmt and exact inside its range (prod_round, prod_fits), the levels rounded to nearest
+  /// even with no subnormals in an IEEE encoding, c with no subnormals either
+  bool fast_levels = false;
   LaneFmt acc;              ///< c_final_add: out_fmt, subnormals kept (the accumulated d)
   int n_fma = 1;            ///< products a group
   int raw_frac = 0;         ///< fraction bits of a product (a.mbits + b.mbits)
