@@ -714,8 +714,11 @@ FastDot::FastDot(const Datapath& dp) {
     P.prod_round = dp.prod_round_out;
     P.prod_fits = dp.a_fmt.mbits + dp.b_fmt.mbits + 2 <= P.Rprod.p + 1 && P.Rprod.enc == 0;
     P.acc = lf(dp.out_fmt, true);
-    P.fast_levels = P.pairwise && P.prod_round && P.prod_fits && P.R.enc == 0 && P.R.mode == 0 &&
-                    !P.R.subn && P.c.sub_mask == 0 && P.R.mbits <= 52 && P.n_fma > 1;
+    // the pairwise levels on the encodings (fast_lanes.cpp add_rne_ftz): products rounded to
+    // out_fmt and exact inside its range, flushed below it; RNE levels with no subnormals
+    P.fast_levels = P.pairwise && P.n_fma > 1 && P.prod_round && P.prod_fits && !P.Rprod.subn &&
+                    P.R.enc == 0 && P.R.mode == 0 && !P.R.subn && P.c.sub_mask == 0 &&
+                    P.R.mbits <= 52;
     pick_lanes(*I, lanes::is_fma_chain(P));
   }
   impl_ = std::move(I);

@@ -717,20 +717,24 @@ inline VU tree_bits(const LaneParams& P, const uint64_t* At, const uint64_t* Bt,
   Term2 lv[64];
   tree_products(P, At, Bt, cols, n, h, lv, bad, false);
   const int cmb = static_cast<int>(P.c.mbits);
-  // the products encoded (exact: at most p + 1 bits, prod_fits) where all lie in the normal
-  // range; else rounded to it first (round_tree_products)
+  // the products encoded (exact: at most p + 1 bits, prod_fits): in the normal range as they
+  // are; below half the smallest normal a zero of their sign (rounded to out_fmt's subnormals,
+  // then flushed: as round_core); beyond the largest finite bad (they round to Inf); those in
+  // [2^(emin-1), 2^emin), which may round up to the smallest normal, rounded (round_tree_products)
   VU bv[64];
-  VI out{};
+  VI edge{};
   const uint64_t mm = (uint64_t{1} << P.R.mbits) - 1;
+  const int64_t emaxf = P.R.emax + P.R.bias;
   for (int k = 0; k < n; ++k) {
     const VI top = 63 - clz(lv[k].sig);
     const VI E = lv[k].lsb + top + P.R.bias;
     const VI nz = lv[k].sig != 0;
-    out |= nz & (U(E - 1) >= static_cast<uint64_t>(P.R.emax + P.R.bias));
+    edge |= nz & (E == 0);
+    bad |= nz & (E > emaxf);
     const VU sb = lv[k].sign != 0 ? VU{} + P.R.sbit : VU{};
-    bv[k] = nz ? sb | (U(E) << P.R.mbits) | (sll(lv[k].sig, bc(P.R.mbits) - top) & mm) : sb;
+    bv[k] = (nz & (E > 0)) ? sb | (U(E) << P.R.mbits) | (sll(lv[k].sig, bc(P.R.mbits) - top) & mm) : sb;
   }
-  if (any(out)) {
+  if (any(edge)) {
     round_tree_products(P, lv, n, bad);
     for (int k = 0; k < n; ++k) bv[k] = pack_term(P.R, lv[k]);
   }
