@@ -719,6 +719,7 @@ FastDot::FastDot(const Datapath& dp) {
     P.fast_levels = P.pairwise && P.n_fma > 1 && P.prod_round && P.prod_fits && !P.Rprod.subn &&
                     P.R.enc == 0 && P.R.mode == 0 && !P.R.subn && P.c.sub_mask == 0 &&
                     P.R.mbits <= 52;
+    P.fast_cfinal = P.Rc.enc == 0 && P.Rc.mode == 0 && P.Rc.mbits <= 52;
     pick_lanes(*I, lanes::is_fma_chain(P));
   }
   impl_ = std::move(I);

@@ -601,7 +601,9 @@ inline VU pack_term(const LaneRound& R, const Term2& t) {
 /// into its bit 0 (at least 9 bits below the round bit), and the exponent field to the kept
 /// bits, the hidden one included, so that a carry out of the rounding moves into the exponent.
 /// Lanes whose sum may leave the normal range (an exponent field outside [1, emax field - 1]
-/// before the rounding) are marked in slow: the caller takes them through add2_term.
+/// before the rounding), and with Subnormals those with a subnormal operand, are marked in
+/// slow: the caller takes them through add2_term (add2).
+template <bool Subnormals>
 inline VU add_rne_ftz(const LaneRound& R, VU a, VU b, VI& slow) {
   const int mb = R.mbits, G = 61 - R.mbits;
   const uint64_t hid = uint64_t{1} << mb, mm = hid - 1, absm = R.sbit - 1;
@@ -622,6 +624,8 @@ inline VU add_rne_ftz(const LaneRound& R, VU a, VU b, VI& slow) {
   const VI e = S(eX) + 2 - lz;  // the biased exponent before the rounding
   const VI nz = (v != 0) & (eX != 0);
   slow |= nz & (U(e - 1) >= static_cast<uint64_t>(R.emax + R.bias - 1));
+  // a subnormal operand, which this adder reads as zero (DAZ): slow too where that is not meant
+  if (Subnormals) slow |= ((eX == 0) & (mX != 0)) | ((eY == 0) & (mY != 0));
   const VU bits = (X & R.sbit) | ((U(e - 1) << mb) + kept);
   // a zero: both terms zero: their common sign; a sum that cancels: +0
   const VU z = ((eX == 0) & (((a & b) & R.sbit) != 0)) ? VU{} + R.z_n : VU{} + R.z_p;
@@ -743,7 +747,7 @@ inline VU tree_bits(const LaneParams& P, const uint64_t* At, const uint64_t* Bt,
     int k = 0;
     for (int i = 0; i + 1 < m; i += 2) {
       VI slow{};
-      VU r = add_rne_ftz(P.R, bv[i], bv[i + 1], slow);
+      VU r = add_rne_ftz<false>(P.R, bv[i], bv[i + 1], slow);
       if (any(slow)) {
         VI bad2{};
         const Term2 t = add2_term(P.R, P.acc, cmb, term(dec(P.acc, bv[i]), cmb), term(dec(P.acc, bv[i + 1]), cmb), bad2);
@@ -764,7 +768,7 @@ inline VU tree_c(const LaneParams& P, VU cbits, VU tree, VI& bad) {
   const Dec c = dec(P.c, cbits);
   bad |= c.special;
   VI slow{};
-  VU d = add_rne_ftz(P.R, cbits, tree, slow);
+  VU d = add_rne_ftz<false>(P.R, cbits, tree, slow);
   if (any(slow)) {
     VI fb;
     const VU r = add2(P.R, term(c, cmb), term(dec(P.acc, tree), cmb), fb);
@@ -1163,9 +1167,12 @@ void c_final(const LaneParams& P, const uint64_t* acc, const uint64_t* C, LaneOu
   const int mb = static_cast<int>(P.c.mbits);
   for (int h = 0; h < L; h += VL) {
     const Dec a = dec(P.acc, ld(acc + h)), c = dec(P.c, ld(C + h));
-    VI fb;
-    const VU r = add2(P.Rc, term(a, mb), term(c, mb), fb);
-    const VI bad = a.special | c.special | fb;
+    VI fb{};
+    VU r{};
+    VI slow = bc(-1);
+    if (P.fast_cfinal) r = add_rne_ftz<true>(P.Rc, ld(acc + h), ld(C + h), slow = VI{});
+    if (any(slow)) r = slow ? add2(P.Rc, term(a, mb), term(c, mb), fb) : r;
+    const VI bad = a.special | c.special | (slow & fb);
     for (int l = 0; l < VL; ++l) {
       o.d[h + l] = r[l];
       o.bad[h + l] = static_cast<uint8_t>(bad[l] != 0);

@@ -43,6 +43,8 @@ struct LaneParams {
   /// to out_fmt and exact inside its range (prod_round, prod_fits), the levels rounded to nearest
   /// even with no subnormals in an IEEE encoding, c with no subnormals either
   bool fast_levels = false;
+  /// c_final_add on the encodings (add_rne_ftz): c_final_round RNE in an IEEE encoding
+  bool fast_cfinal = false;
   LaneFmt acc;              ///< c_final_add: out_fmt, subnormals kept (the accumulated d)
   int n_fma = 1;            ///< products a group
   int raw_frac = 0;         ///< fraction bits of a product (a.mbits + b.mbits)
