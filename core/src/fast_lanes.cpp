@@ -928,7 +928,7 @@ struct TermW {
 };
 
 /// sum2 for c (a term of at most 53 bits) and a 106-bit product: the exact sum of the two, its
-/// top 62 bits and a sticky for the rest, ready for round_core. As in sum2, X, the term with the
+/// top 63 bits and a sticky for the rest, ready for round_core. As in sum2, X, the term with the
 /// higher top bit, goes to bits 124 and below of 128; y is shifted to X's last bit, and bits of y
 /// shifted out (then y' < 2^106 and X >= 2^124, so the sum keeps at least 123 bits) become a
 /// sticky: X + y' or X - y' - 1 with the sticky rounds as the exact sum does.
@@ -954,14 +954,15 @@ inline Sum2 sum2w(const LaneRound& R, const Term2& c, const TermW& p) {
   const VI dneg = differ & (S(d.hi) < 0);
   const W2 mag = w_sel(differ, w_sel(dneg, w_sub(W2{VU{}, VU{}}, d), d), w_add(Xp, Yp));
   const VU sign = dneg ? Yn : Xn;
-  // the top 62 bits of the magnitude and a sticky for the rest
-  const VI m = w_msb(mag);
-  const VI sh = vmax(m - 61, VI{});
-  VI st2;
-  const W2 top = w_sra(mag, sh, st2);
+  // the magnitude normalised (its leading one to bit 127): its top 63 bits and a sticky for
+  // the rest
+  const VI hz = mag.hi == 0;
+  const VI lz = hz ? 64 + clz(mag.lo) : clz(mag.hi);
+  const W2 nm = w_shl2(mag, lz);
+  const VU st2 = (nm.hi & 1) | (U(nm.lo != 0) & 1);
   const VI nz = (mag.lo | mag.hi) != 0;
   const VU zs = (cnz | pnz) != 0 ? VU{} + (R.mode == 2 ? 1 : 0) : c.sign & p.sign;
-  return Sum2{sign, top.lo, base + sh, U(st | st2) & 1, ~st & ~nz, zs, VI{}};
+  return Sum2{sign, nm.hi >> 1, base + 65 - lz, (U(st) & 1) | st2, ~st & ~nz, zs, VI{}};
 }
 
 /// The exact adder (CDNA1 fp16/bf16 and the binary64 FMA chains, fast.cpp exact_group): the
