@@ -545,6 +545,15 @@ int clog2(int x) {
   return r;
 }
 
+/// The lane kernels of one instruction set's namespace (fast_lanes.hpp Set) for batch().
+template <class Set>
+void use_lanes(Impl& I) {
+  I.lane_block = Set::block;
+  I.lane_transpose = Set::transpose;
+  I.lane_c_final = Set::c_final;
+  I.lane_isa = Set::name;
+}
+
 /// The lane kernel of the best instruction set this CPU has (AVX-512, else AVX2, else none);
 /// MATCORE_LANES=generic|avx2|avx512|avx512x2 picks one (tests, benchmarks), MATCORE_LANES=off
 /// none (batch() then runs sample by sample). With AVX-512: the avx512x2 lanes (two registers a
@@ -560,36 +569,17 @@ void pick_lanes(Impl& I, bool fma_chain) {
                       __builtin_cpu_supports("avx512cd");
   const bool has2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
 #if defined(MATCORE_LANES_X2)
-  if (has512 && ((want.empty() && !fma_chain) || want == "avx512x2")) {
-    I.lane_block = &lanes::avx512x2::block;
-    I.lane_transpose = &lanes::avx512x2::transpose;
-    I.lane_c_final = &lanes::avx512x2::c_final;
-    I.lane_isa = "avx512x2";
-    return;
-  }
+  if (has512 && ((want.empty() && !fma_chain) || want == "avx512x2"))
+    return use_lanes<lanes::avx512x2::Set>(I);
 #endif
-  if (has512 && (want.empty() || want == "avx512" || want == "avx512x2")) {
-    I.lane_block = &lanes::avx512::block;
-    I.lane_transpose = &lanes::avx512::transpose;
-    I.lane_c_final = &lanes::avx512::c_final;
-    I.lane_isa = "avx512";
-    return;
-  }
-  if (has2 && (want.empty() || want == "avx2" || want == "avx512" || want == "avx512x2")) {
-    I.lane_block = &lanes::avx2::block;
-    I.lane_transpose = &lanes::avx2::transpose;
-    I.lane_c_final = &lanes::avx2::c_final;
-    I.lane_isa = "avx2";
-    return;
-  }
+  if (has512 && (want.empty() || want == "avx512" || want == "avx512x2"))
+    return use_lanes<lanes::avx512::Set>(I);
+  if (has2 && (want.empty() || want == "avx2" || want == "avx512" || want == "avx512x2"))
+    return use_lanes<lanes::avx2::Set>(I);
 #endif
   // without AVX2 the lanes are two 64-bit values wide and no faster than one sample at a time
   // (measured): batch() then runs sample by sample unless the generic lanes are asked for
-  if (want != "generic") return;
-  I.lane_block = &lanes::generic::block;
-  I.lane_transpose = &lanes::generic::transpose;
-  I.lane_c_final = &lanes::generic::c_final;
-  I.lane_isa = "generic";
+  if (want == "generic") use_lanes<lanes::generic::Set>(I);
 }
 
 }  // namespace

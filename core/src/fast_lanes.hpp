@@ -99,6 +99,13 @@ struct LaneOut {
              int K, const uint64_t* C, LaneOut& o);                                               \
   /* c_final_add: d = fl(acc + c); bad: a NaN/Inf, or terms this kernel leaves to fast.cpp */     \
   void c_final(const LaneParams& P, const uint64_t* acc, const uint64_t* C, LaneOut& o);         \
+  /* the three, and the set's name, for fast.cpp's choice */                                      \
+  struct Set {                                                                                    \
+    static constexpr auto transpose = &ns::transpose;                                             \
+    static constexpr auto block = &ns::block;                                                     \
+    static constexpr auto c_final = &ns::c_final;                                                 \
+    static constexpr const char* name = #ns;                                                      \
+  };                                                                                              \
   }
 MC_LANES_DECLARE(generic)
 MC_LANES_DECLARE(avx2)
