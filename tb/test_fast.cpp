@@ -138,6 +138,22 @@ TEST(FastKernel, ChainsAndTreesManySamples) {
   }
 }
 
+// The binary64 FMA chains off the presets' path (fma_chain_wide<false>: another rounding, with
+// and without subnormals in and out), against the reference.
+TEST(FastKernel, WideChainsOtherRoundings) {
+  int n = 0;
+  for (const char* mode : {"rtz", "rd", "ru", "rna"})
+    for (const char* sub : {"true", "false"}) {
+      Datapath dp = find_preset("mi300x", "fp64");
+      set_field(dp, "out_round", mode);
+      set_field(dp, "sub_in", sub);
+      set_field(dp, "sub_out", sub);
+      const FastCheck r = check_fast(dp, 40000, 33 + n++);
+      EXPECT_EQ(r.mismatches, 0u) << mode << " sub " << sub << "\n" << r.first;
+      EXPECT_STRNE(FastDot(dp).lanes(), "none") << mode;
+    }
+}
+
 TEST(FastKernel, BatchEqualsOneByOne) {
   const Datapath dp = find_preset("mi300x", "e4m3fnuz");
   const FastDot fd(dp);

@@ -94,11 +94,14 @@ FastCheck check_fast(const Datapath& dp, uint64_t n, uint32_t seed, int K) {
       for (int k = 0; k < K; ++k) { a[k] = D.bits(dp.a_fmt); b[k] = D.bits(dp.b_fmt); }
       c = D.bits(dp.out_fmt);
     } else {
+      // subnormal strategy: one sample in two has b and c from the normal ranges (products of
+      // a subnormal and a large factor, near c)
+      const SampleSpec& bs = kind == 1 && (D.g() & 1) ? sn : sp;
       for (int k = 0; k < K; ++k) {
         a[k] = D.expmant(dp.a_fmt, sp.ea_lo, sp.ea_hi);
-        b[k] = D.expmant(dp.b_fmt, sp.eb_lo, sp.eb_hi);
+        b[k] = D.expmant(dp.b_fmt, bs.eb_lo, bs.eb_hi);
       }
-      c = D.expmant(dp.out_fmt, sp.ec_lo, sp.ec_hi);
+      c = D.expmant(dp.out_fmt, bs.ec_lo, bs.ec_hi);
       if (kind == 3) {
         // cancellation: neighbouring products of nearly equal magnitude and opposite sign
         for (int k = 0; k + 1 < K; k += 2) {

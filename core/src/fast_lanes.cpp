@@ -214,6 +214,29 @@ struct Rounded {
   VU kept;
   VI e, sub, zero, ovf;
 };
+/// The last steps of round_core (and round_top): kept, truncated, rounded up by R's mode from
+/// its round bit rb and sticky st (0/1); a carry past p + 1 bits (returned) halves kept and
+/// raises e; ovf: beyond the largest finite.
+inline VI round_up(const LaneRound& R, VU sign, VU& kept, VU rb, VU st, VI& e, VI& ovf) {
+  VU up;
+  switch (R.mode) {
+    case 0: up = rb & (st | (kept & 1)); break;  // RNE
+    case 4: up = rb; break;                       // RNA
+    case 2: up = sign & (rb | st); break;         // RD
+    case 3: up = (sign ^ 1) & (rb | st); break;   // RU
+    default: up = VU{}; break;                    // RTZ
+  }
+  kept += up;
+  const VI carry = (kept >> (R.p + 1)) != 0;
+  kept = carry ? kept >> 1 : kept;
+  e = carry ? e + 1 : e;
+  ovf = e > R.emax;
+  if (R.enc == 1) {  // FN: the top exponent with the mantissa all ones is NaN
+    const uint64_t mmask = (uint64_t{1} << R.mbits) - 1;
+    ovf |= (e == R.emax) & (((kept << (R.mbits - R.p)) & mmask) == mmask);
+  }
+  return carry;
+}
 /// (-1)^sign mag 2^lsb rounded by R (mag != 0 in the lanes used); sticky_in (0/1): a nonzero
 /// remainder below mag's last bit (only where mag has bits to drop).
 inline Rounded round_core(const LaneRound& R, VU sign, VU mag, VI lsb, VU sticky_in) {
@@ -230,26 +253,11 @@ inline Rounded round_core(const LaneRound& R, VU sign, VU mag, VI lsb, VU sticky
   const VU rb = isl ? VU{} : (m & 1);
   const VU st = isl ? VU{} : (U((mag & (sll(VU{} + 1, r) - 1)) != 0) & 1) | sticky_in;
   VU kept = isl ? sll(mag, -sh) : (m >> 1);
-  VU up;
-  switch (R.mode) {
-    case 0: up = rb & (st | (kept & 1)); break;  // RNE
-    case 4: up = rb; break;                       // RNA
-    case 2: up = sign & (rb | st); break;         // RD
-    case 3: up = (sign ^ 1) & (rb | st); break;   // RU
-    default: up = VU{}; break;                    // RTZ
-  }
-  kept += up;
-  const VI carry = (kept >> (R.p + 1)) != 0;
-  kept = carry ? kept >> 1 : kept;
-  e = carry ? e + 1 : e;
+  VI ovf;
+  const VI carry = round_up(R, sign, kept, rb, st, e, ovf);
   sub = sub & ~carry;
   sub = sub & ((kept >> R.p) == 0);
   const VI zero = (kept == 0) | (R.subn ? VI{} : sub);
-  VI ovf = e > R.emax;
-  if (R.enc == 1) {  // FN: the top exponent with the mantissa all ones is NaN
-    const uint64_t mmask = (uint64_t{1} << R.mbits) - 1;
-    ovf |= (e == R.emax) & (((kept << (R.mbits - R.p)) & mmask) == mmask);
-  }
   return Rounded{kept, e, sub, zero, ovf};
 }
 
@@ -920,49 +928,93 @@ __attribute__((noinline)) LowSum low_levels(const W2* sig, const VI* lsb, const 
   return LowSum{acc, st, bad};
 }
 
-/// A product of binary64 significands as a term: (-1)^sign sig 2^lsb, sig < 2^106.
+/// x >> s for x >= 0, s >= 0 (any size), and whether bits were shifted out (0/-1). The counts
+/// out of range give 0 (srl, sll), so no selects: 64 <= s < 128 takes lo from hi >> (s - 64)
+/// (for s = 64 the two terms are both hi).
+inline W2 w_srl_st(W2 x, VI s, VI& st) {
+  const VI sc = vmin(s, bc(128));
+  st = (sll(x.lo, vmax(64 - sc, VI{})) | sll(x.hi, vmax(128 - sc, VI{}))) != 0;
+  return W2{srl(x.lo, sc) | sll(x.hi, 64 - sc) | srl(x.hi, sc - 64), srl(x.hi, sc)};
+}
+/// w_srl_st of W2{0, h}.
+inline W2 w_srl_st_hi(VU h, VI s, VI& st) {
+  const VI sc = vmin(s, bc(128));
+  st = sll(h, vmax(128 - sc, VI{})) != 0;
+  return W2{sll(h, 64 - sc) | srl(h, sc - 64), srl(h, sc)};
+}
+
+/// A significand of up to 53 bits normalised: its leading one moved to bit 52, the exponent
+/// lowered by as much (a zero stays zero).
+inline void norm53(VU& sig, VI& exp) {
+  const VI sh = clz(sig) - 11;
+  sig = sll(sig, sh);
+  exp -= sh;
+}
+
+/// A product of binary64 significands as a term: (-1)^sign sig 2^lsb, sig 0 (nz false) or in
+/// [2^104, 2^106) (normalised factors, norm53).
 struct TermW {
   W2 sig;
   VI lsb;
   VU sign;
+  VI nz;
 };
 
-/// sum2 for c (a term of at most 53 bits) and a 106-bit product: the exact sum of the two, its
-/// top 63 bits and a sticky for the rest, ready for round_core. As in sum2, X, the term with the
-/// higher top bit, goes to bits 124 and below of 128; y is shifted to X's last bit, and bits of y
-/// shifted out (then y' < 2^106 and X >= 2^124, so the sum keeps at least 123 bits) become a
-/// sticky: X + y' or X - y' - 1 with the sticky rounds as the exact sum does.
-inline Sum2 sum2w(const LaneRound& R, const Term2& c, const TermW& p) {
-  const VI cnz = c.sig != 0, pnz = (p.sig.lo | p.sig.hi) != 0;
-  const VI mc = 63 - clz(c.sig), mp = w_msb(p.sig);  // -1 for a zero
-  const VI tc = cnz ? c.lsb + mc : bc(kNoExp), tp = pnz ? p.lsb + mp : bc(kNoExp);
-  const VI ca = tc >= tp;  // c is X
-  const W2 Xs = w_sel(ca, W2{c.sig, VU{}}, p.sig), Ys = w_sel(ca, p.sig, W2{c.sig, VU{}});
-  const VU Xn = ca ? c.sign : p.sign, Yn = ca ? p.sign : c.sign;
-  const VI mX = ca ? mc : mp, lX = ca ? c.lsb : p.lsb, lY = ca ? p.lsb : c.lsb;
-  const VI sx = 124 - mX;  // >= 0 (a zero X: both terms zero, the sum is 0)
-  const W2 Xp = w_shl2(Xs, sx);
-  const VI base = lX - sx;  // the sum's last bit
-  const VI k = lY - base;   // y's last bit above it
-  VI st;
-  const W2 Yr = w_sra(Ys, vmax(-k, VI{}), st);  // Ys >= 0: a logical shift
-  const W2 Yp = w_sel(k >= 0, w_shl2(Ys, k), Yr);
-  st &= k < 0;
-  const VI differ = (Xn ^ Yn) != 0;
-  // signs differing: X - y' - sticky (>= 0 with a sticky; without one it may be negative: |.|)
-  const W2 d = w_sub(w_sub(Xp, Yp), W2{U(st) & 1, VU{}});
-  const VI dneg = differ & (S(d.hi) < 0);
-  const W2 mag = w_sel(differ, w_sel(dneg, w_sub(W2{VU{}, VU{}}, d), d), w_add(Xp, Yp));
-  const VU sign = dneg ? Yn : Xn;
-  // the magnitude normalised (its leading one to bit 127): its top 63 bits and a sticky for
-  // the rest
-  const VI hz = mag.hi == 0;
-  const VI lz = hz ? 64 + clz(mag.lo) : clz(mag.hi);
-  const W2 nm = w_shl2(mag, lz);
-  const VU st2 = (nm.hi & 1) | (U(nm.lo != 0) & 1);
-  const VI nz = (mag.lo | mag.hi) != 0;
-  const VU zs = (cnz | pnz) != 0 ? VU{} + (R.mode == 2 ? 1 : 0) : c.sign & p.sign;
-  return Sum2{sign, nm.hi >> 1, base + 65 - lz, (U(st) & 1) | st2, ~st & ~nz, zs, VI{}};
+/// The exact sum of c and a product, for the rounder: (-1)^sign top 2^lsb, top's leading one at
+/// bit 63 with every bit of the sum below top's last bit jammed into that bit (exact_zero: the
+/// sum is exactly zero).
+struct SumW {
+  VU sign, top;
+  VI lsb, exact_zero;
+  VU zs;
+};
+/// c (its significand normalised: bit 52 leading, or 0) plus a product p, exactly, on a frame
+/// of 128 bits whose bit 124 is the higher of the two terms' tops T:
+///
+///   bit   127  124                     72                 19            0
+///          |00 | C = c.sig << 72, 53 bits |                 |            |   c at T
+///          |00 |   P << 19, 106 bits (its top bit 124 or 123)            |   p at T
+///
+/// the other term shifted right by its distance below T, the bits shifted out jammed into its
+/// last bit (w_srl_st). A term loses bits only when it lies far below (C more than 72 bits,
+/// P more than 19), so the other, at T, has at least 123 bits and so has the sum: the jammed
+/// bit lies at least 2 bits below the rounding position, where a value strictly between two
+/// integers and the odd one of them round alike. The sum (or difference, made nonnegative)
+/// normalised to its leading one: its top 64 bits, the rest jammed into the last.
+inline SumW sum2w(const LaneRound& R, const Term2& c, const TermW& p) {
+  const VI cnz = c.sig != 0;
+  const VI tc = cnz ? c.lsb + 52 : bc(kNoExp), tp = p.nz ? p.lsb + 105 : bc(kNoExp);
+  const VI T = vmax(tc, tp);
+  VI stp, stc;
+  W2 Pf = w_srl_st(W2{p.sig.lo << 19, (p.sig.hi << 19) | (p.sig.lo >> 45)}, T - tp, stp);
+  W2 Cf = w_srl_st_hi(c.sig << 8, T - tc, stc);
+  Pf.lo |= U(stp) & 1;
+  Cf.lo |= U(stc) & 1;
+  const VI differ = (c.sign ^ p.sign) != 0;
+  const W2 s = w_sel(differ, w_sub(Pf, Cf), w_add(Pf, Cf));
+  const VI neg = S(s.hi) < 0;  // only when the signs differ: C - P > 0
+  const W2 mag = w_sel(neg, w_sub(W2{VU{}, VU{}}, s), s);
+  // the leading one to bit 127: its top 64 bits, the rest jammed (sll/srl: counts out of range
+  // give 0; lz = 64 makes the two lo terms equal)
+  const VI lz = mag.hi == 0 ? 64 + clz(mag.lo) : clz(mag.hi);
+  const VU top = sll(mag.hi, lz) | srl(mag.lo, 64 - lz) | sll(mag.lo, lz - 64) | (U(sll(mag.lo, lz) != 0) & 1);
+  const VI zero = (mag.lo | mag.hi) == 0;
+  const VU zs = (cnz | p.nz) != 0 ? VU{} + (R.mode == 2 ? 1 : 0) : c.sign & p.sign;
+  return SumW{neg ? c.sign : p.sign, top, T - 124 + 64 - lz, zero, zs};
+}
+
+/// round_core for sum2w's sums whose result is normal (the rounding position at bit 63 - R.p
+/// of top, fixed): q.sub and q.zero 0; lanes with a subnormal result (nsub) are left to
+/// round_core (zeros excepted: their q is not used).
+inline Rounded round_top(const LaneRound& R, VU sign, VU top, VI lsb, VI& nsub) {
+  VI e = lsb + 63;
+  nsub = e < R.emin;
+  VU kept = top >> (63 - R.p);
+  const VU rb = (top >> (62 - R.p)) & 1;
+  const VU st = U((top << (R.p + 2)) != 0) & 1;
+  VI ovf;
+  round_up(R, sign, kept, rb, st, e, ovf);
+  return Rounded{kept, e, VI{}, VI{}, ovf};
 }
 
 /// The exact adder (CDNA1 fp16/bf16 and the binary64 FMA chains, fast.cpp exact_group): the
@@ -1097,9 +1149,7 @@ void chain(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const in
 /// The FMA chains (fast_lanes.hpp is_fma_chain: one product a group, no product overflow, no
 /// product rounding): d = fl(c + a_k b_k) for k = 0, 1, ..., every sub-block's chain through c
 /// stage by stage beside the others', so that the core runs one chain's rounder while another's
-/// waits. Wide: binary64 significands (the exact adder's 106-bit products, sum2w); else
-/// products of at most 24 x 24 bits (sum2).
-template <bool Wide>
+/// waits. Products of at most 24 x 24 bits (sum2); the binary64 ones: fma_chain_wide.
 void fma_chain(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* order, int K,
                const uint64_t* C, LaneOut& o) {
   constexpr int NB = L / VL;
@@ -1121,23 +1171,13 @@ void fma_chain(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, cons
   for (int k = 0; k < K; ++k) {
     const size_t col = static_cast<size_t>(order[k]) * L;
     Sum2 s[NB];
-    if constexpr (Wide) {
-      TermW p[NB];
-      for (int j = 0; j < NB; ++j) {
-        const Dec x = dec(P.a, ld(At + col + j * VL)), y = dec(P.b, ld(Bt + col + j * VL));
-        bad[j] |= x.special | y.special;
-        p[j] = TermW{mul53(x.sig, y.sig), x.exp + y.exp - P.raw_frac, x.sign ^ y.sign};
-      }
-      for (int j = 0; j < NB; ++j) s[j] = sum2w(P.R, c[j], p[j]);
-    } else {
-      Term2 p[NB];
-      for (int j = 0; j < NB; ++j) {
-        const Dec x = dec(P.a, ld(At + col + j * VL)), y = dec(P.b, ld(Bt + col + j * VL));
-        bad[j] |= x.special | y.special;
-        p[j] = Term2{mul32(x.sig, y.sig), x.exp + y.exp - P.raw_frac, x.sign ^ y.sign};
-      }
-      for (int j = 0; j < NB; ++j) s[j] = sum2(P.R, c[j], p[j]);
+    Term2 p[NB];
+    for (int j = 0; j < NB; ++j) {
+      const Dec x = dec(P.a, ld(At + col + j * VL)), y = dec(P.b, ld(Bt + col + j * VL));
+      bad[j] |= x.special | y.special;
+      p[j] = Term2{mul32(x.sig, y.sig), x.exp + y.exp - P.raw_frac, x.sign ^ y.sign};
     }
+    for (int j = 0; j < NB; ++j) s[j] = sum2(P.R, c[j], p[j]);
     Rounded q[NB];
     for (int j = 0; j < NB; ++j) {
       q[j] = round_core(P.R, s[j].sign, s[j].mag, s[j].base, s[j].st);
@@ -1152,6 +1192,104 @@ void fma_chain(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, cons
       for (int j = 0; j < NB; ++j) {
         const VU r = encode(P.R, s[j].sign, q[j]);
         acc[j] = s[j].exact_zero ? (s[j].zs != 0 ? VU{} + P.R.z_n : VU{} + P.R.z_p) : r;
+      }
+    }
+  }
+  for (int j = 0; j < NB; ++j)
+    for (int l = 0; l < VL; ++l) {
+      o.d[j * VL + l] = acc[j][l];
+      o.bad[j * VL + l] = static_cast<uint8_t>(bad[j][l] != 0);
+    }
+}
+
+/// The IEEE binary64 format with subnormals, as fast.cpp fills a LaneFmt for it.
+constexpr LaneFmt kB64{52, 63, 0x7ff, (uint64_t{1} << 52) - 1, 1023, uint64_t{0x7ff} << 52,
+                       uint64_t{0x7ff} << 52, (uint64_t{1} << 52) - 1};
+inline bool same_fmt(const LaneFmt& x, const LaneFmt& y) {
+  return x.mbits == y.mbits && x.sign_shift == y.sign_shift && x.top == y.top && x.mmask == y.mmask &&
+         x.bias == y.bias && x.sp_mask == y.sp_mask && x.sp_val == y.sp_val && x.sub_mask == y.sub_mask;
+}
+/// Operands, c and d all binary64 (kB64), d rounded to nearest even: the fp64 FMA chains of
+/// every preset. fma_chain_wide<true> then has the formats' constants in its instructions.
+inline bool is_b64_rne(const LaneParams& P) {
+  const LaneRound& R = P.R;
+  return same_fmt(P.a, kB64) && same_fmt(P.b, kB64) && same_fmt(P.c, kB64) && R.p == 52 && R.mbits == 52 &&
+         R.emin == -1022 && R.emax == 1023 && R.bias == 1023 && R.enc == 0 && R.mode == 0 && P.raw_frac == 104;
+}
+
+/// The binary64 FMA chains (fast_lanes.hpp is_wide_fma_chain) as fma_chain runs the others:
+/// the factors' and c's significands normalised (norm53), so that every nonzero product lies in
+/// [2^104, 2^106) and sum2w places both terms without measuring them; a sum with a normal
+/// result rounded by round_top, c handed on normalised (its significand kept << (52 - R.p)).
+/// A step with a lane whose result is subnormal takes round_core and as_term for all lanes.
+/// B64 (is_b64_rne): the formats and the rounding as constants.
+template <bool B64>
+void fma_chain_wide(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* order, int K,
+                    const uint64_t* C, LaneOut& o) {
+  constexpr int NB = L / VL;
+  LaneFmt fa = P.a, fb = P.b, fc = P.c;
+  LaneRound R = P.R;
+  if constexpr (B64) {
+    fa = fb = fc = kB64;
+    R.p = R.mbits = 52;
+    R.emin = -1022;
+    R.emax = R.bias = 1023;
+    R.enc = 0;
+    R.mode = 0;
+  }
+  const int cmb = static_cast<int>(fc.mbits), raw_frac = B64 ? 104 : P.raw_frac;
+  // as_term's last bit of a normal result, for its significand kept << (52 - R.p)
+  const int64_t lsb_of_e = (R.bias - fc.bias) + R.mbits - cmb - 52;
+  VU acc[NB];
+  VI bad[NB];
+  Term2 c[NB];
+  for (int j = 0; j < NB; ++j) {
+    acc[j] = ld(C + j * VL);
+    const Dec cd = dec(fc, acc[j]);
+    bad[j] = cd.special;
+    c[j] = term(cd, cmb);
+    norm53(c[j].sig, c[j].lsb);
+  }
+  for (int k = 0; k < K; ++k) {
+    const size_t col = static_cast<size_t>(order[k]) * L;
+    SumW s[NB];
+    for (int j = 0; j < NB; ++j) {
+      Dec x = dec(fa, ld(At + col + j * VL)), y = dec(fb, ld(Bt + col + j * VL));
+      bad[j] |= x.special | y.special;
+      if (any(((x.sig & y.sig) >> 52) == 0)) {  // a factor below 2^52 (a zero, a subnormal)
+        norm53(x.sig, x.exp);
+        norm53(y.sig, y.exp);
+      }
+      const TermW p{mul53(x.sig, y.sig), x.exp + y.exp - raw_frac, x.sign ^ y.sign, (x.sig != 0) & (y.sig != 0)};
+      s[j] = sum2w(R, c[j], p);
+    }
+    Rounded q[NB];
+    VI nsub{};
+    for (int j = 0; j < NB; ++j) {
+      VI ns;
+      q[j] = round_top(R, s[j].sign, s[j].top, s[j].lsb, ns);
+      nsub |= ns & ~s[j].exact_zero;
+    }
+    const bool slow = any(nsub);
+    if (slow)
+      for (int j = 0; j < NB; ++j)
+        q[j] = round_core(R, s[j].sign, s[j].top >> 1, s[j].lsb + 1, s[j].top & 1);
+    for (int j = 0; j < NB; ++j) q[j].zero |= s[j].exact_zero;
+    if (k + 1 < K) {
+      for (int j = 0; j < NB; ++j) {
+        const VU sign = s[j].exact_zero ? s[j].zs : s[j].sign;
+        if (slow) {
+          c[j] = as_term(R, fc, cmb, sign, q[j], bad[j]);
+          norm53(c[j].sig, c[j].lsb);
+        } else {  // as_term of a normal result
+          bad[j] |= q[j].ovf & ~q[j].zero;
+          c[j] = Term2{s[j].exact_zero ? VU{} : q[j].kept << (52 - R.p), q[j].e + lsb_of_e, sign};
+        }
+      }
+    } else {
+      for (int j = 0; j < NB; ++j) {
+        const VU r = encode(R, s[j].sign, q[j]);
+        acc[j] = s[j].exact_zero ? (s[j].zs != 0 ? VU{} + R.z_n : VU{} + R.z_p) : r;
       }
     }
   }
@@ -1184,8 +1322,9 @@ void c_final(const LaneParams& P, const uint64_t* acc, const uint64_t* C, LaneOu
 void block(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* order, int K,
            const uint64_t* C, LaneOut& o) {
   const bool trunc = static_cast<AlignRound>(P.mode) == AlignRound::Truncate;
-  if (is_fma_chain(P)) fma_chain<false>(P, At, Bt, order, K, C, o);
-  else if (is_wide_fma_chain(P)) fma_chain<true>(P, At, Bt, order, K, C, o);
+  if (is_fma_chain(P)) fma_chain(P, At, Bt, order, K, C, o);
+  else if (is_wide_fma_chain(P) && is_b64_rne(P)) fma_chain_wide<true>(P, At, Bt, order, K, C, o);
+  else if (is_wide_fma_chain(P)) fma_chain_wide<false>(P, At, Bt, order, K, C, o);
   else if (P.pairwise && P.fast_levels) tree_chain(P, At, Bt, order, K, C, o);
   else if (P.pairwise) chain(P, At, Bt, order, K, C, o, pairwise_run);
   else if (P.exact && P.wide) chain(P, At, Bt, order, K, C, o, exact_run<true>);

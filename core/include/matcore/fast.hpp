@@ -77,7 +77,8 @@ struct FastCheck {
 
 /// n random samples of dp with k = K (0: dp.k_default), cycling through four draws: exponent-
 /// mantissa sampling over the normal ranges and over the subnormal ranges of sample.hpp
-/// (default_ranges), independent bits (every pattern, NaN and Inf included) and cancelling
+/// (default_ranges; in one such sample in two only a is drawn there, b and c from the normal
+/// ranges), independent bits (every pattern, NaN and Inf included) and cancelling
 /// pairs (b_{j+1} = -b_j, a_{j+1} = a_j or one ulp apart); in one sample in 8, one operand in
 /// 16 is then replaced by a special value (zeros, max finite, NaN, Inf, smallest subnormal).
 /// Deterministic in `seed`. `specials` counts the samples with a NaN or Inf operand.
