@@ -124,9 +124,10 @@ TEST(FastKernel, EveryLaneKernel) {
   EXPECT_STREQ(FastDot(wide).lanes(), "none");
 }
 
-// The kernels of one product a group (fma_chain: the fp32 and fp64 FMA chains) and the trees on
-// the encodings (add_rne_ftz) on more samples: roundings decided by a sticky far below are rare
-// (the fp64 sum's sticky of the bits below its top 63 dropped shows in about one sample in 10^5).
+// The kernels of one product a group (fma_chain: the fp32 and fp64 FMA chains), the trees on
+// the encodings (add_rne_ftz) and CDNA1's exact adders (exact_sorted) on more samples: roundings
+// decided by a sticky far below are rare (the fp64 sum's bits below its top 64, jammed, decide
+// about one sample in 10^5).
 TEST(FastKernel, ChainsAndTreesManySamples) {
   for (const char* type : {"fp64", "fp32"}) {
     const FastCheck r = check_fast(find_preset("mi300x", type), 400000, 31);
@@ -135,6 +136,16 @@ TEST(FastKernel, ChainsAndTreesManySamples) {
   for (const char* type : {"fp16", "bf16"}) {
     const FastCheck r = check_fast(find_preset("mi250", type), 100000, 32);
     EXPECT_EQ(r.mismatches, 0u) << type << "\n" << r.first;
+  }
+  // the exact adders of a few narrow products (exact_sorted): the presets, and 7 products a
+  // group (the most terms its 64-bit sum holds) with a short last group
+  for (const char* type : {"fp16", "bf16"}) {
+    Datapath dp = find_preset("mi100", type);
+    FastCheck r = check_fast(dp, 100000, 34);
+    EXPECT_EQ(r.mismatches, 0u) << type << "\n" << r.first;
+    set_field(dp, "n_fma", "7");
+    r = check_fast(dp, 50000, 35, 19);
+    EXPECT_EQ(r.mismatches, 0u) << type << " n_fma 7\n" << r.first;
   }
 }
 

@@ -1122,6 +1122,78 @@ VU exact_run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const 
   return zero ? (zs != 0 ? VU{} + P.R.z_n : VU{} + P.R.z_p) : r;
 }
 
+/// exact_run for products of at most 24 x 24 bits and c of at most 53 bits, N terms in all
+/// (N - 1 = n_fma products; a short last group's missing ones are zeros), N <= 8, by sorted
+/// accumulation in 64 bits. Each term is normalised, its leading one at bit 58 of a signed
+/// 64-bit value v: (-1)^sign v 2^(t - 58), t its top. The terms are sorted by t, lowest first
+/// (a network of compare-exchanges), and summed in that order: the sum so far is shifted right
+/// to the next term's frame, its bits shifted out jammed into its last bit, and the term added:
+///
+///   bit   63 62  58                      0
+///         |s |   |v: the term, <= 58 bits |    frame of the term's top t: last bit 2^(t - 58)
+///         |  S >> (t - t_prev), jammed    |    (< 7 x 2^59: fits)
+///
+/// The term is exact on the frame with its last bit even (its width is at most 53 bits), so the
+/// jammed sum stays the odd one of the two integers around the exact sum; it rounds as the
+/// exact sum does where the rounding position lies at least two bits above the frame's last
+/// bit. A lane with a jam and a sum too small for that is bad (the scalar kernel), as in
+/// exact_run.
+template <int N>
+VU exact_sorted(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* cols, VU cbits,
+                int n, int h, VI& bad_out) {
+  static_assert(N >= 2 && N <= 8, "sums of at most 8 terms fit");
+  VI t[N], v[N];
+  VI bad{};
+  VU anz{}, aneg = VU{} + 1;
+  auto put = [&](int k, VU sig, VI lsb, VU sign) {
+    const VI lz = clz(sig), nz = sig != 0;
+    t[k] = nz ? lsb + 63 - lz : bc(kNoExp);
+    const VI m = S(sll(sig, lz - 5));
+    v[k] = sign != 0 ? -m : m;
+    anz |= U(nz);
+    aneg &= sign;
+  };
+  for (int k = 0; k + 1 < N; ++k) {
+    if (k >= n) {  // a short last group
+      t[k] = bc(kNoExp);
+      v[k] = VI{};
+      continue;
+    }
+    const size_t col = static_cast<size_t>(cols[k]) * L + h;
+    const Dec x = dec(P.a, ld(At + col)), y = dec(P.b, ld(Bt + col));
+    bad |= x.special | y.special;
+    put(k, mul32(x.sig, y.sig), x.exp + y.exp - P.raw_frac, x.sign ^ y.sign);
+    if (P.ovf_on) bad |= t[k] >= P.ovf;  // as exact_run: the product's top bit at ovf or above
+  }
+  const Dec c = dec(P.c, cbits);
+  bad |= c.special;
+  put(N - 1, c.sig, c.exp - static_cast<int>(P.c.mbits), c.sign);
+  for (int i = 0; i + 1 < N; ++i)
+    for (int k = 0; k + 1 < N - i; ++k) {
+      const VI sw = t[k] > t[k + 1];
+      const VI tk = t[k], vk = v[k];
+      t[k] = sw ? t[k + 1] : tk;
+      v[k] = sw ? v[k + 1] : vk;
+      t[k + 1] = sw ? tk : t[k + 1];
+      v[k + 1] = sw ? vk : v[k + 1];
+    }
+  VI s = v[0], top = t[0], jam{};
+  for (int k = 1; k < N; ++k) {
+    const VI d = vmin(t[k] - top, bc(63));  // >= 0; 63: floor and sticky as any larger count
+    const VI lost = sll(U(s), 64 - d) != 0;
+    s = S(U(sra(s, d)) | (U(lost) & 1)) + v[k];
+    jam |= lost;
+    top = t[k];
+  }
+  const VI neg = s < 0;
+  const VU mag = U(neg ? -s : s);
+  bad |= jam & (63 - clz(mag) < P.R.p + 2);
+  const VU zs = anz != 0 ? VU{} + (P.zs_rd ? 1 : 0) : aneg;
+  const VU r = round_mag(P.R, U(neg) & 1, mag, top - 58);
+  bad_out |= bad;
+  return s == 0 ? (zs != 0 ? VU{} + P.R.z_n : VU{} + P.R.z_p) : r;
+}
+
 /// Every group of the block, each one's d the next one's c.
 template <class G>
 void chain(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* order, int K,
@@ -1328,6 +1400,13 @@ void block(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const in
   else if (P.pairwise && P.fast_levels) tree_chain(P, At, Bt, order, K, C, o);
   else if (P.pairwise) chain(P, At, Bt, order, K, C, o, pairwise_run);
   else if (P.exact && P.wide) chain(P, At, Bt, order, K, C, o, exact_run<true>);
+  else if (P.exact && P.n_fma == 1) chain(P, At, Bt, order, K, C, o, exact_sorted<2>);
+  else if (P.exact && P.n_fma == 2) chain(P, At, Bt, order, K, C, o, exact_sorted<3>);
+  else if (P.exact && P.n_fma == 3) chain(P, At, Bt, order, K, C, o, exact_sorted<4>);
+  else if (P.exact && P.n_fma == 4) chain(P, At, Bt, order, K, C, o, exact_sorted<5>);
+  else if (P.exact && P.n_fma == 5) chain(P, At, Bt, order, K, C, o, exact_sorted<6>);
+  else if (P.exact && P.n_fma == 6) chain(P, At, Bt, order, K, C, o, exact_sorted<7>);
+  else if (P.exact && P.n_fma == 7) chain(P, At, Bt, order, K, C, o, exact_sorted<8>);
   else if (P.exact) chain(P, At, Bt, order, K, C, o, exact_run<false>);
   else if (trunc && !P.late_c) chain(P, At, Bt, order, K, C, o, run<true, false, false>);
   else if (trunc && P.inter2) chain(P, At, Bt, order, K, C, o, run<true, true, true>);
