@@ -124,10 +124,10 @@ TEST(FastKernel, EveryLaneKernel) {
   EXPECT_STREQ(FastDot(wide).lanes(), "none");
 }
 
-// The kernels of one product a group (fma_chain: the fp32 and fp64 FMA chains), the trees on
-// the encodings (add_rne_ftz) and CDNA1's exact adders (exact_sorted) on more samples: roundings
-// decided by a sticky far below are rare (the fp64 sum's bits below its top 64, jammed, decide
-// about one sample in 10^5).
+// The kernels of one product a group (fma_chain_fixed: the fp32 and fp64 FMA chains), the
+// trees on the encodings (add_rne_ftz) and CDNA1's exact adders (exact_sorted) on more samples:
+// roundings decided by a sticky far below are rare (the fp64 sum's bits below its top 64,
+// jammed, decide about one sample in 10^5).
 TEST(FastKernel, ChainsAndTreesManySamples) {
   for (const char* type : {"fp64", "fp32"}) {
     const FastCheck r = check_fast(find_preset("mi300x", type), 400000, 31);
@@ -149,20 +149,27 @@ TEST(FastKernel, ChainsAndTreesManySamples) {
   }
 }
 
-// The binary64 FMA chains off the presets' path (fma_chain_wide<false>: another rounding, with
-// and without subnormals in and out), against the reference.
-TEST(FastKernel, WideChainsOtherRoundings) {
+// The FMA chains off the presets' path (fma_chain_fixed<Wide, false>: another rounding, with
+// and without subnormals in and out; the binary32 chains with a binary16 d too), against the
+// reference.
+TEST(FastKernel, ChainsOtherRoundings) {
   int n = 0;
-  for (const char* mode : {"rtz", "rd", "ru", "rna"})
-    for (const char* sub : {"true", "false"}) {
-      Datapath dp = find_preset("mi300x", "fp64");
-      set_field(dp, "out_round", mode);
-      set_field(dp, "sub_in", sub);
-      set_field(dp, "sub_out", sub);
-      const FastCheck r = check_fast(dp, 40000, 33 + n++);
-      EXPECT_EQ(r.mismatches, 0u) << mode << " sub " << sub << "\n" << r.first;
-      EXPECT_STRNE(FastDot(dp).lanes(), "none") << mode;
-    }
+  for (const char* type : {"fp64", "fp32"})
+    for (const char* mode : {"rtz", "rd", "ru", "rna"})
+      for (const char* sub : {"true", "false"}) {
+        Datapath dp = find_preset("mi300x", type);
+        set_field(dp, "out_round", mode);
+        set_field(dp, "sub_in", sub);
+        set_field(dp, "sub_out", sub);
+        if (std::string(type) == "fp32" && n % 2) {
+          set_field(dp, "out_fmt", "binary16");
+          set_field(dp, "nan_invalid", "0x7e00");
+          set_field(dp, "nan_propagate", "0x7e00");
+        }
+        const FastCheck r = check_fast(dp, 40000, 33 + n++);
+        EXPECT_EQ(r.mismatches, 0u) << type << " " << mode << " sub " << sub << "\n" << r.first;
+        EXPECT_STRNE(FastDot(dp).lanes(), "none") << type << " " << mode;
+      }
 }
 
 TEST(FastKernel, BatchEqualsOneByOne) {

@@ -557,8 +557,9 @@ void use_lanes(Impl& I) {
 /// The lane kernel of the best instruction set this CPU has (AVX-512, else AVX2, else none);
 /// MATCORE_LANES=generic|avx2|avx512|avx512x2 picks one (tests, benchmarks), MATCORE_LANES=off
 /// none (batch() then runs sample by sample). With AVX-512: the avx512x2 lanes (two registers a
-/// lane vector, built by Clang) where they were built, but for the FMA chains (fma_chain: the
-/// GCC-built avx512 lanes run those 10% faster, measured: docs/performance.md).
+/// lane vector, built by Clang) where they were built, but for the FMA chains of sum2
+/// (fast_lanes.cpp fma_chain: c or d wider than 24 bits; the GCC-built avx512 lanes run those
+/// 10% faster, measured: docs/performance.md).
 void pick_lanes(Impl& I, bool fma_chain) {
   const char* env = std::getenv("MATCORE_LANES");
   const std::string want = env ? env : "";
@@ -710,7 +711,7 @@ FastDot::FastDot(const Datapath& dp) {
                     P.R.enc == 0 && P.R.mode == 0 && !P.R.subn && P.c.sub_mask == 0 &&
                     P.R.mbits <= 52;
     P.fast_cfinal = P.Rc.enc == 0 && P.Rc.mode == 0 && P.Rc.mbits <= 52;
-    pick_lanes(*I, lanes::is_fma_chain(P));
+    pick_lanes(*I, lanes::is_fma_chain(P) && !lanes::fits_fixed_narrow(P));
   }
   impl_ = std::move(I);
 }

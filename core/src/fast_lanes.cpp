@@ -943,16 +943,17 @@ inline W2 w_srl_st_hi(VU h, VI s, VI& st) {
   return W2{sll(h, 64 - sc) | srl(h, sc - 64), srl(h, sc)};
 }
 
-/// A significand of up to 53 bits normalised: its leading one moved to bit 52, the exponent
+/// A significand of up to NP + 1 bits normalised: its leading one moved to bit NP, the exponent
 /// lowered by as much (a zero stays zero).
-inline void norm53(VU& sig, VI& exp) {
-  const VI sh = clz(sig) - 11;
+template <int NP>
+inline void norm_sig(VU& sig, VI& exp) {
+  const VI sh = clz(sig) - (63 - NP);
   sig = sll(sig, sh);
   exp -= sh;
 }
 
 /// A product of binary64 significands as a term: (-1)^sign sig 2^lsb, sig 0 (nz false) or in
-/// [2^104, 2^106) (normalised factors, norm53).
+/// [2^104, 2^106) (normalised factors, norm_sig<52>).
 struct TermW {
   W2 sig;
   VI lsb;
@@ -1003,7 +1004,34 @@ inline SumW sum2w(const LaneRound& R, const Term2& c, const TermW& p) {
   return SumW{neg ? c.sign : p.sign, top, T - 124 + 64 - lz, zero, zs};
 }
 
-/// round_core for sum2w's sums whose result is normal (the rounding position at bit 63 - R.p
+/// sum2w for the binary32 FMA chains, in 64 bits: c's significand normalised to bit 23 (or 0),
+/// the product's factors to bit 23, so that a nonzero product lies in [2^46, 2^48):
+///
+///   bit   63 60            37                13           0
+///         |00| C = c.sig << 37 |               |           |   c at T
+///         |00|   P << 13, 48 bits (its top bit 60 or 59)   |   p at T
+///
+/// the lower term shifted right with its bits jammed (C loses bits more than 37 bits below T,
+/// P more than 13, and the other keeps at least 59 bits). The sum normalised in one shift.
+inline SumW sum2n(const LaneRound& R, const Term2& c, const Term2& p, VI pnz) {
+  const VI cnz = c.sig != 0;
+  const VI tc = cnz ? c.lsb + 23 : bc(kNoExp), tp = pnz ? p.lsb + 47 : bc(kNoExp);
+  const VI T = vmax(tc, tp);
+  // counts over 63 shift every bit out, as 63 does (the values lie below 2^61)
+  const VI dp = vmin(T - tp, bc(63)), dc = vmin(T - tc, bc(63));
+  const VU P0 = p.sig << 13, C0 = c.sig << 37;
+  const VU Pf = srl(P0, dp) | (U(sll(P0, 64 - dp) != 0) & 1);
+  const VU Cf = srl(C0, dc) | (U(sll(C0, 64 - dc) != 0) & 1);
+  const VI differ = (c.sign ^ p.sign) != 0;
+  const VI sum = differ ? S(Pf - Cf) : S(Pf + Cf);
+  const VI neg = sum < 0;  // only when the signs differ: C - P > 0
+  const VU mag = U(neg ? -sum : sum);
+  const VI lz = clz(mag);
+  const VU zs = (cnz | pnz) != 0 ? VU{} + (R.mode == 2 ? 1 : 0) : c.sign & p.sign;
+  return SumW{neg ? c.sign : p.sign, sll(mag, lz), T - 60 - lz, mag == 0, zs};
+}
+
+/// round_core for sum2w's and sum2n's sums whose result is normal (the rounding position at bit 63 - R.p
 /// of top, fixed): q.sub and q.zero 0; lanes with a subnormal result (nsub) are left to
 /// round_core (zeros excepted: their q is not used).
 inline Rounded round_top(const LaneRound& R, VU sign, VU top, VI lsb, VI& nsub) {
@@ -1221,7 +1249,8 @@ void chain(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const in
 /// The FMA chains (fast_lanes.hpp is_fma_chain: one product a group, no product overflow, no
 /// product rounding): d = fl(c + a_k b_k) for k = 0, 1, ..., every sub-block's chain through c
 /// stage by stage beside the others', so that the core runs one chain's rounder while another's
-/// waits. Products of at most 24 x 24 bits (sum2); the binary64 ones: fma_chain_wide.
+/// waits. Products of at most 24 x 24 bits (sum2): the chains fma_chain_fixed does not take
+/// (c or d wider than 24 bits).
 void fma_chain(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* order, int K,
                const uint64_t* C, LaneOut& o) {
   constexpr int NB = L / VL;
@@ -1274,44 +1303,53 @@ void fma_chain(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, cons
     }
 }
 
-/// The IEEE binary64 format with subnormals, as fast.cpp fills a LaneFmt for it.
+/// The IEEE binary64 and binary32 formats with subnormals, as fast.cpp fills a LaneFmt for them.
 constexpr LaneFmt kB64{52, 63, 0x7ff, (uint64_t{1} << 52) - 1, 1023, uint64_t{0x7ff} << 52,
                        uint64_t{0x7ff} << 52, (uint64_t{1} << 52) - 1};
+constexpr LaneFmt kB32{23, 31, 0xff, (uint64_t{1} << 23) - 1, 127, uint64_t{0xff} << 23, uint64_t{0xff} << 23,
+                       (uint64_t{1} << 23) - 1};
 inline bool same_fmt(const LaneFmt& x, const LaneFmt& y) {
   return x.mbits == y.mbits && x.sign_shift == y.sign_shift && x.top == y.top && x.mmask == y.mmask &&
          x.bias == y.bias && x.sp_mask == y.sp_mask && x.sp_val == y.sp_val && x.sub_mask == y.sub_mask;
 }
-/// Operands, c and d all binary64 (kB64), d rounded to nearest even: the fp64 FMA chains of
-/// every preset. fma_chain_wide<true> then has the formats' constants in its instructions.
-inline bool is_b64_rne(const LaneParams& P) {
+/// Operands, c and d all binary64 (Wide) or all binary32 (kB64, kB32), d rounded to nearest
+/// even: the FMA chains of every preset. fma_chain_fixed<Wide, true> then has the formats'
+/// constants in its instructions.
+template <bool Wide>
+inline bool is_ieee_rne(const LaneParams& P) {
+  const LaneFmt& f = Wide ? kB64 : kB32;
   const LaneRound& R = P.R;
-  return same_fmt(P.a, kB64) && same_fmt(P.b, kB64) && same_fmt(P.c, kB64) && R.p == 52 && R.mbits == 52 &&
-         R.emin == -1022 && R.emax == 1023 && R.bias == 1023 && R.enc == 0 && R.mode == 0 && P.raw_frac == 104;
+  const int m = static_cast<int>(f.mbits);
+  return same_fmt(P.a, f) && same_fmt(P.b, f) && same_fmt(P.c, f) && R.p == m && R.mbits == m &&
+         R.emin == 1 - f.bias && R.emax == f.bias && R.bias == f.bias && R.enc == 0 && R.mode == 0 &&
+         P.raw_frac == 2 * m;
 }
 
-/// The binary64 FMA chains (fast_lanes.hpp is_wide_fma_chain) as fma_chain runs the others:
-/// the factors' and c's significands normalised (norm53), so that every nonzero product lies in
-/// [2^104, 2^106) and sum2w places both terms without measuring them; a sum with a normal
-/// result rounded by round_top, c handed on normalised (its significand kept << (52 - R.p)).
-/// A step with a lane whose result is subnormal takes round_core and as_term for all lanes.
-/// B64 (is_b64_rne): the formats and the rounding as constants.
-template <bool B64>
-void fma_chain_wide(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* order, int K,
-                    const uint64_t* C, LaneOut& o) {
+/// The FMA chains as fma_chain runs them, with the sums on a fixed frame (sum2w, binary64
+/// significands: Wide; sum2n, at most 24 bits: else): the factors' and c's significands
+/// normalised (norm_sig), so that every nonzero product lies in a binade pair known in
+/// advance and the sum places both terms without measuring them; a sum with a normal result
+/// rounded by round_top, c handed on normalised (its significand kept << (NP - R.p)). A step
+/// with a lane whose result is subnormal takes round_core and as_term for all lanes.
+/// Known (is_ieee_rne): the formats and the rounding as constants.
+template <bool Wide, bool Known>
+void fma_chain_fixed(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* order, int K,
+                     const uint64_t* C, LaneOut& o) {
   constexpr int NB = L / VL;
+  constexpr int NP = Wide ? 52 : 23;  // the significands' leading bit
   LaneFmt fa = P.a, fb = P.b, fc = P.c;
   LaneRound R = P.R;
-  if constexpr (B64) {
-    fa = fb = fc = kB64;
-    R.p = R.mbits = 52;
-    R.emin = -1022;
-    R.emax = R.bias = 1023;
+  if constexpr (Known) {
+    fa = fb = fc = Wide ? kB64 : kB32;
+    R.p = R.mbits = NP;
+    R.emin = Wide ? -1022 : -126;
+    R.emax = R.bias = Wide ? 1023 : 127;
     R.enc = 0;
     R.mode = 0;
   }
-  const int cmb = static_cast<int>(fc.mbits), raw_frac = B64 ? 104 : P.raw_frac;
-  // as_term's last bit of a normal result, for its significand kept << (52 - R.p)
-  const int64_t lsb_of_e = (R.bias - fc.bias) + R.mbits - cmb - 52;
+  const int cmb = static_cast<int>(fc.mbits), raw_frac = Known ? 2 * NP : P.raw_frac;
+  // as_term's last bit of a normal result, for its significand kept << (NP - R.p)
+  const int64_t lsb_of_e = (R.bias - fc.bias) + R.mbits - cmb - NP;
   VU acc[NB];
   VI bad[NB];
   Term2 c[NB];
@@ -1320,7 +1358,7 @@ void fma_chain_wide(const LaneParams& P, const uint64_t* At, const uint64_t* Bt,
     const Dec cd = dec(fc, acc[j]);
     bad[j] = cd.special;
     c[j] = term(cd, cmb);
-    norm53(c[j].sig, c[j].lsb);
+    norm_sig<NP>(c[j].sig, c[j].lsb);
   }
   for (int k = 0; k < K; ++k) {
     const size_t col = static_cast<size_t>(order[k]) * L;
@@ -1328,12 +1366,14 @@ void fma_chain_wide(const LaneParams& P, const uint64_t* At, const uint64_t* Bt,
     for (int j = 0; j < NB; ++j) {
       Dec x = dec(fa, ld(At + col + j * VL)), y = dec(fb, ld(Bt + col + j * VL));
       bad[j] |= x.special | y.special;
-      if (any(((x.sig & y.sig) >> 52) == 0)) {  // a factor below 2^52 (a zero, a subnormal)
-        norm53(x.sig, x.exp);
-        norm53(y.sig, y.exp);
+      if (any(((x.sig & y.sig) >> NP) == 0)) {  // a factor below 2^NP (a zero, a subnormal)
+        norm_sig<NP>(x.sig, x.exp);
+        norm_sig<NP>(y.sig, y.exp);
       }
-      const TermW p{mul53(x.sig, y.sig), x.exp + y.exp - raw_frac, x.sign ^ y.sign, (x.sig != 0) & (y.sig != 0)};
-      s[j] = sum2w(R, c[j], p);
+      const VI lsb = x.exp + y.exp - raw_frac, pnz = (x.sig != 0) & (y.sig != 0);
+      const VU sign = x.sign ^ y.sign;
+      if constexpr (Wide) s[j] = sum2w(R, c[j], TermW{mul53(x.sig, y.sig), lsb, sign, pnz});
+      else s[j] = sum2n(R, c[j], Term2{mul32(x.sig, y.sig), lsb, sign}, pnz);
     }
     Rounded q[NB];
     VI nsub{};
@@ -1352,10 +1392,11 @@ void fma_chain_wide(const LaneParams& P, const uint64_t* At, const uint64_t* Bt,
         const VU sign = s[j].exact_zero ? s[j].zs : s[j].sign;
         if (slow) {
           c[j] = as_term(R, fc, cmb, sign, q[j], bad[j]);
-          norm53(c[j].sig, c[j].lsb);
+          norm_sig<NP>(c[j].sig, c[j].lsb);
         } else {  // as_term of a normal result
           bad[j] |= q[j].ovf & ~q[j].zero;
-          c[j] = Term2{s[j].exact_zero ? VU{} : q[j].kept << (52 - R.p), q[j].e + lsb_of_e, sign};
+          // (a zero sum: top 0, so kept 0)
+          c[j] = Term2{q[j].kept << (NP - R.p), q[j].e + lsb_of_e, sign};
         }
       }
     } else {
@@ -1394,9 +1435,11 @@ void c_final(const LaneParams& P, const uint64_t* acc, const uint64_t* C, LaneOu
 void block(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* order, int K,
            const uint64_t* C, LaneOut& o) {
   const bool trunc = static_cast<AlignRound>(P.mode) == AlignRound::Truncate;
-  if (is_fma_chain(P)) fma_chain(P, At, Bt, order, K, C, o);
-  else if (is_wide_fma_chain(P) && is_b64_rne(P)) fma_chain_wide<true>(P, At, Bt, order, K, C, o);
-  else if (is_wide_fma_chain(P)) fma_chain_wide<false>(P, At, Bt, order, K, C, o);
+  if (is_fma_chain(P) && is_ieee_rne<false>(P)) fma_chain_fixed<false, true>(P, At, Bt, order, K, C, o);
+  else if (is_fma_chain(P) && fits_fixed_narrow(P)) fma_chain_fixed<false, false>(P, At, Bt, order, K, C, o);
+  else if (is_fma_chain(P)) fma_chain(P, At, Bt, order, K, C, o);
+  else if (is_wide_fma_chain(P) && is_ieee_rne<true>(P)) fma_chain_fixed<true, true>(P, At, Bt, order, K, C, o);
+  else if (is_wide_fma_chain(P)) fma_chain_fixed<true, false>(P, At, Bt, order, K, C, o);
   else if (P.pairwise && P.fast_levels) tree_chain(P, At, Bt, order, K, C, o);
   else if (P.pairwise) chain(P, At, Bt, order, K, C, o, pairwise_run);
   else if (P.exact && P.wide) chain(P, At, Bt, order, K, C, o, exact_run<true>);

@@ -74,6 +74,10 @@ struct LaneParams {
 inline bool is_fma_chain(const LaneParams& P) {
   return P.pairwise && P.n_fma == 1 && !P.ovf_on && !P.prod_round;
 }
+/// The FMA chains whose c and d have at most 24 bits (binary32 and narrower: every fp32 chain):
+/// block() runs them on a fixed 64-bit frame (fast_lanes.cpp fma_chain_fixed), the others in
+/// sum2's two-term sums (fma_chain).
+inline bool fits_fixed_narrow(const LaneParams& P) { return P.c.mbits <= 23 && P.R.p <= 23; }
 /// The binary64 FMA chains (the exact adder of one product of 53-bit significands, no product
 /// overflow): block() runs them in fma_chain too.
 inline bool is_wide_fma_chain(const LaneParams& P) {
