@@ -191,6 +191,7 @@ struct FastDot::Impl {
   void (*lane_block)(const lanes::LaneParams&, const uint64_t*, const uint64_t*, const int*, int,
                      const uint64_t*, lanes::LaneOut&) = nullptr;
   void (*lane_transpose)(const uint64_t*, size_t, int, uint64_t*) = nullptr;
+  void (*lane_transpose32)(const uint32_t*, size_t, int, uint64_t*) = nullptr;
   void (*lane_c_final)(const lanes::LaneParams&, const uint64_t*, const uint64_t*, lanes::LaneOut&) = nullptr;
   const char* lane_isa = "none";
 };
@@ -550,6 +551,7 @@ template <class Set>
 void use_lanes(Impl& I) {
   I.lane_block = Set::block;
   I.lane_transpose = Set::transpose;
+  I.lane_transpose32 = Set::transpose32;
   I.lane_c_final = Set::c_final;
   I.lane_isa = Set::name;
 }
@@ -720,12 +722,25 @@ uint64_t FastDot::operator()(const uint64_t* a, const uint64_t* b, int K, uint64
   return impl_->fn(*impl_, a, b, K, c);
 }
 
-void FastDot::batch(const uint64_t* a, const uint64_t* b, const uint64_t* c, uint64_t* d,
-                    size_t n, int K) const {
-  const Impl& I = *impl_;
+namespace {
+
+/// The scalar kernel of sample i of rows of words T (32-bit words widened first).
+template <class T>
+uint64_t one_sample(const Impl& I, const T* a, const T* b, int K, uint64_t c) {
+  if constexpr (sizeof(T) == 8) {
+    return I.fn(I, a, b, K, c);
+  } else {
+    std::vector<uint64_t> wa(a, a + K), wb(b, b + K);
+    return I.fn(I, wa.data(), wb.data(), K, c);
+  }
+}
+
+/// FastDot::batch on rows of words T (uint64_t; uint32_t for formats of at most 32 bits).
+template <class T>
+void batch_rows(const Impl& I, const T* a, const T* b, const T* c, T* d, size_t n, int K) {
   const size_t Ks = static_cast<size_t>(K);
   if (!I.lane_block || K <= 0) {
-    for (size_t i = 0; i < n; ++i) d[i] = I.fn(I, a + i * Ks, b + i * Ks, K, c[i]);
+    for (size_t i = 0; i < n; ++i) d[i] = static_cast<T>(one_sample(I, a + i * Ks, b + i * Ks, K, c[i]));
     return;
   }
   const Datapath& dp = I.dp;
@@ -742,14 +757,14 @@ void FastDot::batch(const uint64_t* a, const uint64_t* b, const uint64_t* c, uin
   }
   // the last, partial block of samples is copied into zero-padded rows; each block is turned
   // into columns (operand k of the block's samples side by side) once for all its groups
-  std::vector<uint64_t> padA, padB;
+  std::vector<T> padA, padB;
   std::vector<uint64_t> At(static_cast<size_t>(L) * Ks), Bt(At.size());
   alignas(64) uint64_t C[L], Cf[L];
   lanes::LaneOut o, o2;
   for (size_t i0 = 0; i0 < n; i0 += L) {
     const int m = static_cast<int>(std::min<size_t>(L, n - i0));
-    const uint64_t* pa = a + i0 * Ks;
-    const uint64_t* pb = b + i0 * Ks;
+    const T* pa = a + i0 * Ks;
+    const T* pb = b + i0 * Ks;
     if (m < L) {
       padA.assign(static_cast<size_t>(L) * Ks, 0);
       padB.assign(padA.size(), 0);
@@ -758,10 +773,15 @@ void FastDot::batch(const uint64_t* a, const uint64_t* b, const uint64_t* c, uin
       pa = padA.data();
       pb = padB.data();
     }
-    I.lane_transpose(pa, Ks, K, At.data());
-    I.lane_transpose(pb, Ks, K, Bt.data());
+    if constexpr (sizeof(T) == 8) {
+      I.lane_transpose(pa, Ks, K, At.data());
+      I.lane_transpose(pb, Ks, K, Bt.data());
+    } else {
+      I.lane_transpose32(pa, Ks, K, At.data());
+      I.lane_transpose32(pb, Ks, K, Bt.data());
+    }
     if (m == L && !dp.c_final_add) {
-      std::memcpy(C, c + i0, sizeof C);
+      std::copy(c + i0, c + i0 + L, C);
     } else {
       for (int l = 0; l < L; ++l) C[l] = l < m && !dp.c_final_add ? c[i0 + l] : I.R.z_p;
     }
@@ -779,16 +799,36 @@ void FastDot::batch(const uint64_t* a, const uint64_t* b, const uint64_t* c, uin
     bool any_bad = false;
     for (int l = 0; l < m; ++l) any_bad |= r->bad[l] != 0;
     if (!any_bad) {  // the usual case: every lane's d is done
-      std::memcpy(d + i0, r->d, sizeof(uint64_t) * m);
+      if (m == L) {  // (a fixed count: vector moves, not a string copy)
+        for (int l = 0; l < L; ++l) d[i0 + l] = static_cast<T>(r->d[l]);
+      } else {
+        for (int l = 0; l < m; ++l) d[i0 + l] = static_cast<T>(r->d[l]);
+      }
       continue;
     }
     for (int l = 0; l < m; ++l) {
       const size_t i = i0 + l;
       // a lane the kernel left (NaN/Inf, overflow, a range it does not hold): the scalar
       // kernel of the sample, which itself hands NaN/Inf and overflows to the reference
-      d[i] = r->bad[l] ? I.fn(I, a + i * Ks, b + i * Ks, K, c[i]) : r->d[l];
+      d[i] = static_cast<T>(r->bad[l] ? one_sample(I, a + i * Ks, b + i * Ks, K, c[i]) : r->d[l]);
     }
   }
+}
+
+}  // namespace
+
+void FastDot::batch(const uint64_t* a, const uint64_t* b, const uint64_t* c, uint64_t* d,
+                    size_t n, int K) const {
+  batch_rows(*impl_, a, b, c, d, n, K);
+}
+
+void FastDot::batch(const uint32_t* a, const uint32_t* b, const uint32_t* c, uint32_t* d,
+                    size_t n, int K) const {
+  const Datapath& dp = impl_->dp;
+  if (dp.a_fmt.width() > 32 || dp.b_fmt.width() > 32 || dp.out_fmt.width() > 32)
+    throw std::invalid_argument("FastDot::batch of 32-bit words: datapath " + dp.name() +
+                                " has a format wider than 32 bits");
+  batch_rows(*impl_, a, b, c, d, n, K);
 }
 
 const char* FastDot::strategy() const { return impl_->name; }

@@ -112,6 +112,25 @@ inline VUN ldn(const uint64_t* p) {
   std::memcpy(&v, p, sizeof v);
   return v;
 }
+/// VN 32-bit words widened to 64 bits (vpmovzxdq).
+inline VUN ldn(const uint32_t* p) {
+#if defined(__AVX512F__)
+  return reinterpret_cast<VUN>(_mm512_cvtepu32_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))));
+#elif defined(__AVX2__)
+  return reinterpret_cast<VUN>(_mm256_cvtepu32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
+#else
+  VUN v;
+  for (int i = 0; i < VN; ++i) v[i] = p[i];
+  return v;
+#endif
+}
+#if defined(__AVX512F__)
+/// Four words of a row as 256 bits (the 8 x 4 tiles of transpose8).
+inline __m256i ld4(const uint64_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+inline __m256i ld4(const uint32_t* p) {
+  return _mm256_cvtepu32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+}
+#endif
 inline VU U(VI x) { return reinterpret_cast<VU>(x); }
 inline VI S(VU x) { return reinterpret_cast<VI>(x); }
 inline VI vmax(VI a, VI b) { return a > b ? a : b; }
@@ -442,8 +461,10 @@ VU run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* c
 }  // namespace
 
 namespace {
-/// Rows r0 .. r0 + 7 of the block: out already points at column r0.
-void transpose8(const uint64_t* rows, size_t stride, int K, uint64_t* out) {
+/// Rows r0 .. r0 + 7 of the block: out already points at column r0. T: the rows' words
+/// (uint32_t: widened to 64 bits on the way).
+template <class T>
+void transpose8(const T* rows, size_t stride, int K, uint64_t* out) {
   int k0 = 0;
 #if defined(__AVX512F__)
   // 8 x 8 tiles: three rounds of two-register shuffles (vpermt2q)
@@ -469,8 +490,8 @@ void transpose8(const uint64_t* rows, size_t stride, int K, uint64_t* out) {
   if (k0 + 4 <= K) {
     VUN w[4];
     for (int j = 0; j < 4; ++j) {  // (two 32-byte stores read back as one 64-byte load stall)
-      const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows + 2 * j * stride + k0));
-      const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows + (2 * j + 1) * stride + k0));
+      const __m256i lo = ld4(rows + 2 * j * stride + k0);
+      const __m256i hi = ld4(rows + (2 * j + 1) * stride + k0);
       w[j] = reinterpret_cast<VUN>(_mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1));
     }
     const VUN p0 = MC_SHUF(w[0], w[1], 0, 4, 8, 12, 1, 5, 9, 13);
@@ -505,6 +526,9 @@ void transpose8(const uint64_t* rows, size_t stride, int K, uint64_t* out) {
 
 void transpose(const uint64_t* rows, size_t stride, int K, uint64_t* out) {
   static_assert(L % 8 == 0, "rows in eights");
+  for (int r0 = 0; r0 < L; r0 += 8) transpose8(rows + r0 * stride, stride, K, out + r0);
+}
+void transpose32(const uint32_t* rows, size_t stride, int K, uint64_t* out) {
   for (int r0 = 0; r0 < L; r0 += 8) transpose8(rows + r0 * stride, stride, K, out + r0);
 }
 

@@ -97,6 +97,8 @@ struct LaneOut {
   /* out[k * kLanes + l] = rows[l * stride + k], k < K, l < kLanes: a block of samples' rows */   \
   /* turned into columns */                                                                       \
   void transpose(const uint64_t* rows, size_t stride, int K, uint64_t* out);                      \
+  /* the same from 32-bit words, widened */                                                       \
+  void transpose32(const uint32_t* rows, size_t stride, int K, uint64_t* out);                    \
   /* the groups of a block: operand k of lane l is At[order[k] * kLanes + l] (B likewise), */   \
   /* k < K, in groups of n_fma chained through c; C: c bits */                                   \
   void block(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* order,      \
@@ -106,6 +108,7 @@ struct LaneOut {
   /* the three, and the set's name, for fast.cpp's choice */                                      \
   struct Set {                                                                                    \
     static constexpr auto transpose = &ns::transpose;                                             \
+    static constexpr auto transpose32 = &ns::transpose32;                                         \
     static constexpr auto block = &ns::block;                                                     \
     static constexpr auto c_final = &ns::c_final;                                                 \
     static constexpr const char* name = #ns;                                                      \

@@ -52,6 +52,11 @@ class FastDot {
   /// kernels (the instruction set chosen at run time: lanes()); the others sample by sample.
   void batch(const uint64_t* a, const uint64_t* b, const uint64_t* c, uint64_t* d, size_t n,
              int K) const;
+  /// batch() on 32-bit words, for datapaths whose a, b and out formats have at most 32 bits
+  /// (else std::invalid_argument): the same bits, half the memory to read (the words widened
+  /// as each block of 16 samples is turned into columns).
+  void batch(const uint32_t* a, const uint32_t* b, const uint32_t* c, uint32_t* d, size_t n,
+             int K) const;
   /// The kernel chosen: "fused/i64", "fused/i128", "pairwise/i128", "exact/i128" or "reference".
   const char* strategy() const;
   /// The lane kernels batch() uses: "avx512", "avx2" or "none" (no AVX2, or a datapath the
