@@ -78,14 +78,19 @@ double model_rate(const Datapath& dp, double secs, bool fast) {
   for (auto& x : c) x = draw(dp.out_fmt, dp.out_fmt.emin(), dp.out_fmt == kBinary16 ? 15 : 127);
   // formats of at most 32 bits: the operands as 32-bit words (batch's 32-bit form), as the
   // native loop's are binary32
-  const bool w32 = dp.a_fmt.width() <= 32 && dp.b_fmt.width() <= 32 && dp.out_fmt.width() <= 32;
-  const std::vector<uint32_t> a32(a.begin(), a.end()), b32(b.begin(), b.end()), c32(c.begin(), c.end());
-  std::vector<uint32_t> d32(N);
+  const bool w32 = fast && dp.a_fmt.width() <= 32 && dp.b_fmt.width() <= 32 && dp.out_fmt.width() <= 32;
+  std::vector<uint32_t> a32, b32, c32, d32;
+  if (w32) {
+    a32.assign(a.begin(), a.end());
+    b32.assign(b.begin(), b.end());
+    c32.assign(c.begin(), c.end());
+    d32.resize(N);
+  }
   uint64_t done = 0, acc = 0;
   const double t0 = cpu_now();
   double el = 0;
   do {
-    if (fast && w32) {
+    if (w32) {
       fd.batch(a32.data(), b32.data(), c32.data(), d32.data(), N, K);
       for (int i = 0; i < N; ++i) acc ^= d32[i];
     } else if (fast) {

@@ -713,6 +713,7 @@ FastDot::FastDot(const Datapath& dp) {
                     P.R.enc == 0 && P.R.mode == 0 && !P.R.subn && P.c.sub_mask == 0 &&
                     P.R.mbits <= 52;
     P.fast_cfinal = P.Rc.enc == 0 && P.Rc.mode == 0 && P.Rc.mbits <= 52;
+    P.ieee_rne = lanes::is_ieee_rne(P, P.wide);
     pick_lanes(*I, lanes::is_fma_chain(P) && !lanes::fits_fixed_narrow(P));
   }
   impl_ = std::move(I);
@@ -724,14 +725,16 @@ uint64_t FastDot::operator()(const uint64_t* a, const uint64_t* b, int K, uint64
 
 namespace {
 
-/// The scalar kernel of sample i of rows of words T (32-bit words widened first).
+/// The scalar kernel of one sample of rows of words T (32-bit words widened first, into w,
+/// reused from one sample to the next).
 template <class T>
-uint64_t one_sample(const Impl& I, const T* a, const T* b, int K, uint64_t c) {
+uint64_t one_sample(const Impl& I, const T* a, const T* b, int K, uint64_t c, std::vector<uint64_t>& w) {
   if constexpr (sizeof(T) == 8) {
     return I.fn(I, a, b, K, c);
   } else {
-    std::vector<uint64_t> wa(a, a + K), wb(b, b + K);
-    return I.fn(I, wa.data(), wb.data(), K, c);
+    w.assign(a, a + K);
+    w.insert(w.end(), b, b + K);
+    return I.fn(I, w.data(), w.data() + K, K, c);
   }
 }
 
@@ -739,8 +742,9 @@ uint64_t one_sample(const Impl& I, const T* a, const T* b, int K, uint64_t c) {
 template <class T>
 void batch_rows(const Impl& I, const T* a, const T* b, const T* c, T* d, size_t n, int K) {
   const size_t Ks = static_cast<size_t>(K);
+  std::vector<uint64_t> w;
   if (!I.lane_block || K <= 0) {
-    for (size_t i = 0; i < n; ++i) d[i] = static_cast<T>(one_sample(I, a + i * Ks, b + i * Ks, K, c[i]));
+    for (size_t i = 0; i < n; ++i) d[i] = static_cast<T>(one_sample(I, a + i * Ks, b + i * Ks, K, c[i], w));
     return;
   }
   const Datapath& dp = I.dp;
@@ -810,7 +814,7 @@ void batch_rows(const Impl& I, const T* a, const T* b, const T* c, T* d, size_t 
       const size_t i = i0 + l;
       // a lane the kernel left (NaN/Inf, overflow, a range it does not hold): the scalar
       // kernel of the sample, which itself hands NaN/Inf and overflows to the reference
-      d[i] = static_cast<T>(r->bad[l] ? one_sample(I, a + i * Ks, b + i * Ks, K, c[i]) : r->d[l]);
+      d[i] = static_cast<T>(r->bad[l] ? one_sample(I, a + i * Ks, b + i * Ks, K, c[i], w) : r->d[l]);
     }
   }
 }

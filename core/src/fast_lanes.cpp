@@ -522,14 +522,17 @@ void transpose8(const T* rows, size_t stride, int K, uint64_t* out) {
   for (; k0 < K; ++k0)
     for (int l = 0; l < 8; ++l) out[k0 * L + l] = rows[l * stride + k0];
 }
-}  // namespace
 
-void transpose(const uint64_t* rows, size_t stride, int K, uint64_t* out) {
+template <class T>
+void transpose_rows(const T* rows, size_t stride, int K, uint64_t* out) {
   static_assert(L % 8 == 0, "rows in eights");
   for (int r0 = 0; r0 < L; r0 += 8) transpose8(rows + r0 * stride, stride, K, out + r0);
 }
+}  // namespace
+
+void transpose(const uint64_t* rows, size_t stride, int K, uint64_t* out) { transpose_rows(rows, stride, K, out); }
 void transpose32(const uint32_t* rows, size_t stride, int K, uint64_t* out) {
-  for (int r0 = 0; r0 < L; r0 += 8) transpose8(rows + r0 * stride, stride, K, out + r0);
+  transpose_rows(rows, stride, K, out);
 }
 
 namespace {
@@ -1327,35 +1330,13 @@ void fma_chain(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, cons
     }
 }
 
-/// The IEEE binary64 and binary32 formats with subnormals, as fast.cpp fills a LaneFmt for them.
-constexpr LaneFmt kB64{52, 63, 0x7ff, (uint64_t{1} << 52) - 1, 1023, uint64_t{0x7ff} << 52,
-                       uint64_t{0x7ff} << 52, (uint64_t{1} << 52) - 1};
-constexpr LaneFmt kB32{23, 31, 0xff, (uint64_t{1} << 23) - 1, 127, uint64_t{0xff} << 23, uint64_t{0xff} << 23,
-                       (uint64_t{1} << 23) - 1};
-inline bool same_fmt(const LaneFmt& x, const LaneFmt& y) {
-  return x.mbits == y.mbits && x.sign_shift == y.sign_shift && x.top == y.top && x.mmask == y.mmask &&
-         x.bias == y.bias && x.sp_mask == y.sp_mask && x.sp_val == y.sp_val && x.sub_mask == y.sub_mask;
-}
-/// Operands, c and d all binary64 (Wide) or all binary32 (kB64, kB32), d rounded to nearest
-/// even: the FMA chains of every preset. fma_chain_fixed<Wide, true> then has the formats'
-/// constants in its instructions.
-template <bool Wide>
-inline bool is_ieee_rne(const LaneParams& P) {
-  const LaneFmt& f = Wide ? kB64 : kB32;
-  const LaneRound& R = P.R;
-  const int m = static_cast<int>(f.mbits);
-  return same_fmt(P.a, f) && same_fmt(P.b, f) && same_fmt(P.c, f) && R.p == m && R.mbits == m &&
-         R.emin == 1 - f.bias && R.emax == f.bias && R.bias == f.bias && R.enc == 0 && R.mode == 0 &&
-         P.raw_frac == 2 * m;
-}
-
 /// The FMA chains as fma_chain runs them, with the sums on a fixed frame (sum2w, binary64
 /// significands: Wide; sum2n, at most 24 bits: else): the factors' and c's significands
 /// normalised (norm_sig), so that every nonzero product lies in a binade pair known in
 /// advance and the sum places both terms without measuring them; a sum with a normal result
 /// rounded by round_top, c handed on normalised (its significand kept << (NP - R.p)). A step
 /// with a lane whose result is subnormal takes round_core and as_term for all lanes.
-/// Known (is_ieee_rne): the formats and the rounding as constants.
+/// Known (LaneParams::ieee_rne): the formats and the rounding as constants.
 template <bool Wide, bool Known>
 void fma_chain_fixed(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* order, int K,
                      const uint64_t* C, LaneOut& o) {
@@ -1459,22 +1440,21 @@ void c_final(const LaneParams& P, const uint64_t* acc, const uint64_t* C, LaneOu
 void block(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* order, int K,
            const uint64_t* C, LaneOut& o) {
   const bool trunc = static_cast<AlignRound>(P.mode) == AlignRound::Truncate;
-  if (is_fma_chain(P) && is_ieee_rne<false>(P)) fma_chain_fixed<false, true>(P, At, Bt, order, K, C, o);
+  if (is_fma_chain(P) && P.ieee_rne) fma_chain_fixed<false, true>(P, At, Bt, order, K, C, o);
   else if (is_fma_chain(P) && fits_fixed_narrow(P)) fma_chain_fixed<false, false>(P, At, Bt, order, K, C, o);
   else if (is_fma_chain(P)) fma_chain(P, At, Bt, order, K, C, o);
-  else if (is_wide_fma_chain(P) && is_ieee_rne<true>(P)) fma_chain_fixed<true, true>(P, At, Bt, order, K, C, o);
+  else if (is_wide_fma_chain(P) && P.ieee_rne) fma_chain_fixed<true, true>(P, At, Bt, order, K, C, o);
   else if (is_wide_fma_chain(P)) fma_chain_fixed<true, false>(P, At, Bt, order, K, C, o);
   else if (P.pairwise && P.fast_levels) tree_chain(P, At, Bt, order, K, C, o);
   else if (P.pairwise) chain(P, At, Bt, order, K, C, o, pairwise_run);
   else if (P.exact && P.wide) chain(P, At, Bt, order, K, C, o, exact_run<true>);
-  else if (P.exact && P.n_fma == 1) chain(P, At, Bt, order, K, C, o, exact_sorted<2>);
-  else if (P.exact && P.n_fma == 2) chain(P, At, Bt, order, K, C, o, exact_sorted<3>);
-  else if (P.exact && P.n_fma == 3) chain(P, At, Bt, order, K, C, o, exact_sorted<4>);
-  else if (P.exact && P.n_fma == 4) chain(P, At, Bt, order, K, C, o, exact_sorted<5>);
-  else if (P.exact && P.n_fma == 5) chain(P, At, Bt, order, K, C, o, exact_sorted<6>);
-  else if (P.exact && P.n_fma == 6) chain(P, At, Bt, order, K, C, o, exact_sorted<7>);
-  else if (P.exact && P.n_fma == 7) chain(P, At, Bt, order, K, C, o, exact_sorted<8>);
-  else if (P.exact) chain(P, At, Bt, order, K, C, o, exact_run<false>);
+  else if (P.exact && P.n_fma >= 1 && P.n_fma <= 7) {
+    // exact_sorted of n_fma + 1 terms
+    static constexpr decltype(&exact_sorted<2>) kSorted[] = {exact_sorted<2>, exact_sorted<3>, exact_sorted<4>,
+                                                           exact_sorted<5>, exact_sorted<6>, exact_sorted<7>,
+                                                           exact_sorted<8>};
+    chain(P, At, Bt, order, K, C, o, kSorted[P.n_fma - 1]);
+  } else if (P.exact) chain(P, At, Bt, order, K, C, o, exact_run<false>);
   else if (trunc && !P.late_c) chain(P, At, Bt, order, K, C, o, run<true, false, false>);
   else if (trunc && P.inter2) chain(P, At, Bt, order, K, C, o, run<true, true, true>);
   else if (trunc) chain(P, At, Bt, order, K, C, o, run<true, true, false>);

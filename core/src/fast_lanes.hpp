@@ -60,6 +60,7 @@ struct LaneParams {
   bool wide = false;        ///< significands of up to 53 bits (106-bit products; exact only)
   bool late_c = false;
   bool inter2 = false;      ///< interleave 2 (late c only)
+  bool ieee_rne = false;    ///< is_ieee_rne(*this, wide)
   int mode = 0;             ///< AlignRound of the products (and of c with early c)
   bool zs_rd = false;       ///< out_round == RD: an exact zero sum of nonzero terms is -0
   // late c (the c-aligner, the normaliser): Datapath fields of the same names
@@ -78,6 +79,27 @@ inline bool is_fma_chain(const LaneParams& P) {
 /// block() runs them on a fixed 64-bit frame (fast_lanes.cpp fma_chain_fixed), the others in
 /// sum2's two-term sums (fma_chain).
 inline bool fits_fixed_narrow(const LaneParams& P) { return P.c.mbits <= 23 && P.R.p <= 23; }
+/// The IEEE binary64 and binary32 formats with subnormals, as fast.cpp fills a LaneFmt for them.
+constexpr LaneFmt kB64{52, 63, 0x7ff, (uint64_t{1} << 52) - 1, 1023, uint64_t{0x7ff} << 52,
+                       uint64_t{0x7ff} << 52, (uint64_t{1} << 52) - 1};
+constexpr LaneFmt kB32{23, 31, 0xff, (uint64_t{1} << 23) - 1, 127, uint64_t{0xff} << 23, uint64_t{0xff} << 23,
+                       (uint64_t{1} << 23) - 1};
+inline bool same_fmt(const LaneFmt& x, const LaneFmt& y) {
+  return x.mbits == y.mbits && x.sign_shift == y.sign_shift && x.top == y.top && x.mmask == y.mmask &&
+         x.bias == y.bias && x.sp_mask == y.sp_mask && x.sp_val == y.sp_val && x.sub_mask == y.sub_mask;
+}
+/// Operands, c and d all binary64 (wide) or all binary32 (kB64, kB32), d rounded to nearest
+/// even: the FMA chains of every preset (LaneParams::ieee_rne, set once by fast.cpp).
+/// fast_lanes.cpp fma_chain_fixed<Wide, true> then has the formats' constants in its
+/// instructions.
+inline bool is_ieee_rne(const LaneParams& P, bool wide) {
+  const LaneFmt& f = wide ? kB64 : kB32;
+  const LaneRound& R = P.R;
+  const int m = static_cast<int>(f.mbits);
+  return same_fmt(P.a, f) && same_fmt(P.b, f) && same_fmt(P.c, f) && R.p == m && R.mbits == m &&
+         R.emin == 1 - f.bias && R.emax == f.bias && R.bias == f.bias && R.enc == 0 && R.mode == 0 &&
+         P.raw_frac == 2 * m;
+}
 /// The binary64 FMA chains (the exact adder of one product of 53-bit significands, no product
 /// overflow): block() runs them in fma_chain too.
 inline bool is_wide_fma_chain(const LaneParams& P) {
