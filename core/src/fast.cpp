@@ -714,6 +714,9 @@ FastDot::FastDot(const Datapath& dp) {
                     P.R.mbits <= 52;
     P.fast_cfinal = P.Rc.enc == 0 && P.Rc.mode == 0 && P.Rc.mbits <= 52;
     P.ieee_rne = lanes::is_ieee_rne(P, P.wide);
+    P.c_direct = P.R.enc == 0 && static_cast<int>(P.c.mbits) == P.R.mbits && P.c.bias == P.R.bias &&
+                 P.R.emin == 1 - P.R.bias && P.R.p <= P.R.mbits;
+    P.top_round = P.c_direct && P.R.p == P.R.mbits && P.R.mbits <= 52 && P.R.has_inf;
     pick_lanes(*I, lanes::is_fma_chain(P) && !lanes::fits_fixed_narrow(P));
   }
   impl_ = std::move(I);

@@ -312,11 +312,18 @@ inline VU round_fixed(const LaneRound& R, VI v, VI lsb, VU zs) {
   return v == 0 ? (zs != 0 ? VU{} + R.z_n : VU{} + R.z_p) : r;
 }
 
-/// Lanes [h, h + VL) of the call. Trunc: the products are aligned by truncation (every preset);
-/// otherwise each term is rounded per lane by fastk::align_v.
+/// A group's sum before its rounding: val 2^lsb; zs the sign (0/1) of an exact zero.
+struct Fix {
+  VI val, lsb;
+  VU zs;
+};
+
+/// Lanes [h, h + VL) of the call: one group's sum, c decoded (its special lanes already in
+/// bad_out). Trunc: the products are aligned by truncation (every preset); otherwise each term
+/// is rounded per lane by fastk::align_v.
 template <bool Trunc, bool Late, bool Inter2>
-VU run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* cols, VU cbits,
-       int n, int h, VI& bad_out) {
+Fix run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* cols, const Dec& c,
+        int n, int h, VI& bad_out) {
   VU sig[64], ng[64];
   VI ex[64];
   VI e0 = bc(kNoExp), e1 = e0;
@@ -355,8 +362,6 @@ VU run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* c
         }
       }
   }
-  const Dec c = dec(P.c, cbits);
-  bad |= c.special;
   const VI cnz = c.sig != 0;
   anz |= U(cnz);
   aneg &= c.sign;
@@ -455,7 +460,125 @@ VU run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* c
     lsb = no_c ? lsb0 : (caseA ? lsbA : lsbB);
   }
   bad_out |= bad;
-  return round_fixed(P.R, val, lsb, zs);
+  return Fix{val, lsb, zs};
+}
+
+/// The next group's c from a group's sum: what dec(P.c, round_fixed(P.R, ...)) gives, without
+/// the encoding and the decoding (LaneParams::c_direct: c in the output format, IEEE). A result
+/// beyond the largest finite is marked in bad (the reference takes the sample).
+inline Dec next_c(const LaneParams& P, const Fix& s, VI& bad) {
+  const VI neg = s.val < 0;
+  const Rounded q = round_core(P.R, U(neg) & 1, neg ? VU{} - U(s.val) : U(s.val), s.lsb, VU{});
+  const VI ez = s.val == 0;
+  const VU sig = q.kept << (P.R.mbits - P.R.p);
+  bad |= q.ovf & ~(ez | q.zero);
+  const VU cs = (ez | q.zero) ? VU{} : (q.sub ? sig & P.c.sub_mask : sig);
+  return Dec{cs, q.e, ez ? s.zs : U(neg) & 1, VI{}};
+}
+
+/// v 2^lsb (v != 0) rounded by R at a fixed position, for lanes whose result is a normal
+/// number (LaneParams::top_round): |v| < 2^62 normalised by one left shift so that its leading
+/// one is bit 62, R's increment added below the last kept bit (bit g = 62 - p: half an ulp minus
+/// one plus the last kept bit for RNE, half for RNA, an ulp minus one away from zero for the
+/// directed roundings away from it) and the bits below g dropped. kept: p + 1 bits, or 2^(p + 1)
+/// where the rounding carried out of them; e: the exponent of v's leading one (before that
+/// carry). What round_core computes where the result is normal.
+struct TopRound {
+  VU kept;
+  VI e;
+  VU sign;
+};
+inline TopRound round_norm(const LaneRound& R, VI v, VI lsb) {
+  const VI neg = v < 0;
+  const VU mag = neg ? VU{} - U(v) : U(v);
+  const VI lz = clz(mag);
+  const VU n = sll(mag, lz - 1);
+  const int g = 62 - R.p;
+  const uint64_t half = uint64_t{1} << (g - 1), ones = (uint64_t{1} << g) - 1;
+  VU inc;
+  switch (R.mode) {
+    case 0: inc = (half - 1) + ((n >> g) & 1); break;  // RNE
+    case 4: inc = VU{} + half; break;                    // RNA
+    case 2: inc = neg ? VU{} + ones : VU{}; break;       // RD
+    case 3: inc = neg ? VU{} : VU{} + ones; break;       // RU
+    default: inc = VU{}; break;                          // RTZ
+  }
+  return TopRound{(n + inc) >> g, lsb + (63 - lz), U(neg) & 1};
+}
+
+/// round_fixed where round_norm applies: the biased exponent minus one added to the kept bits
+/// (hidden one included), so that a carry out of the significand moves into the exponent.
+/// slow: the lanes whose result is subnormal or beyond the largest finite (round_fixed's).
+inline VU round_fixed_top(const LaneRound& R, VI v, VI lsb, VU zs, VI& slow) {
+  const TopRound t = round_norm(R, v, lsb);
+  const VU bits = t.kept + (U(t.e + (R.bias - 1)) << R.mbits);
+  const VI z = v == 0;
+  slow |= ~z & ((t.e < R.emin) | (bits >= R.inf_p));
+  const VU zero = zs != 0 ? VU{} + R.z_n : VU{} + R.z_p;
+  return z ? zero : (t.sign != 0 ? bits | R.sbit : bits);
+}
+
+/// next_c where round_norm applies; slow as in round_fixed_top.
+inline Dec next_c_top(const LaneParams& P, const Fix& s, VI& slow) {
+  const TopRound t = round_norm(P.R, s.val, s.lsb);
+  const VU carry = t.kept >> (P.R.p + 1);
+  const VI e = t.e + S(carry);
+  const VI z = s.val == 0;
+  slow |= ~z & ((t.e < P.R.emin) | (e > P.R.emax));
+  return Dec{z ? VU{} : t.kept >> carry, e, z ? s.zs : t.sign, VI{}};
+}
+
+/// The fused datapath's groups, chained through c: every sub-block of VL lanes side by side,
+/// group by group (their chains are independent, so the core overlaps one's rounder with the
+/// other's); c between groups as run() takes it (next_c), only the last group's d encoded.
+template <bool Trunc, bool Late, bool Inter2>
+void fused_chain(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* order, int K,
+                 const uint64_t* C, LaneOut& o) {
+  const int g = P.n_fma;
+  constexpr int NB = L / VL;
+  VU d[NB];
+  Dec c[NB];
+  VI bad[NB];
+  for (int j = 0; j < NB; ++j) {
+    d[j] = ld(C + j * VL);
+    c[j] = dec(P.c, d[j]);
+    bad[j] = c[j].special;
+  }
+  for (int k0 = 0; k0 < K; k0 += g) {
+    const int n = K - k0 < g ? K - k0 : g;
+    const bool last = k0 + g >= K;
+    for (int j = 0; j < NB; ++j) {
+      const Fix s = run<Trunc, Late, Inter2>(P, At, Bt, order + k0, c[j], n, j * VL, bad[j]);
+      if (last && P.top_round) {
+        VI slow{};
+        d[j] = round_fixed_top(P.R, s.val, s.lsb, s.zs, slow);
+        if (any(slow)) d[j] = slow ? round_fixed(P.R, s.val, s.lsb, s.zs) : d[j];
+      } else if (last) {
+        d[j] = round_fixed(P.R, s.val, s.lsb, s.zs);
+      } else if (P.top_round) {
+        VI slow{};
+        const Dec t = next_c_top(P, s, slow);
+        if (any(slow)) {
+          VI b2{};
+          const Dec g = next_c(P, s, b2);
+          c[j] = Dec{slow ? g.sig : t.sig, slow ? g.exp : t.exp, slow ? g.sign : t.sign, VI{}};
+          bad[j] |= b2 & slow;
+        } else {
+          c[j] = t;
+        }
+      } else if (P.c_direct) {
+        c[j] = next_c(P, s, bad[j]);
+      } else {
+        c[j] = dec(P.c, round_fixed(P.R, s.val, s.lsb, s.zs));
+        bad[j] |= c[j].special;
+      }
+    }
+  }
+  for (int j = 0; j < NB; ++j)
+    for (int l = 0; l < VL; ++l) {
+      o.d[j * VL + l] = d[j][l];
+      o.bad[j * VL + l] = static_cast<uint8_t>(bad[j][l] != 0);
+    }
 }
 
 }  // namespace
@@ -1455,12 +1578,12 @@ void block(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const in
                                                            exact_sorted<8>};
     chain(P, At, Bt, order, K, C, o, kSorted[P.n_fma - 1]);
   } else if (P.exact) chain(P, At, Bt, order, K, C, o, exact_run<false>);
-  else if (trunc && !P.late_c) chain(P, At, Bt, order, K, C, o, run<true, false, false>);
-  else if (trunc && P.inter2) chain(P, At, Bt, order, K, C, o, run<true, true, true>);
-  else if (trunc) chain(P, At, Bt, order, K, C, o, run<true, true, false>);
-  else if (!P.late_c) chain(P, At, Bt, order, K, C, o, run<false, false, false>);
-  else if (P.inter2) chain(P, At, Bt, order, K, C, o, run<false, true, true>);
-  else chain(P, At, Bt, order, K, C, o, run<false, true, false>);
+  else if (trunc && !P.late_c) fused_chain<true, false, false>(P, At, Bt, order, K, C, o);
+  else if (trunc && P.inter2) fused_chain<true, true, true>(P, At, Bt, order, K, C, o);
+  else if (trunc) fused_chain<true, true, false>(P, At, Bt, order, K, C, o);
+  else if (!P.late_c) fused_chain<false, false, false>(P, At, Bt, order, K, C, o);
+  else if (P.inter2) fused_chain<false, true, true>(P, At, Bt, order, K, C, o);
+  else fused_chain<false, true, false>(P, At, Bt, order, K, C, o);
 }
 
 }  // namespace mc::lanes::MC_LANES_NS

@@ -61,6 +61,12 @@ struct LaneParams {
   bool late_c = false;
   bool inter2 = false;      ///< interleave 2 (late c only)
   bool ieee_rne = false;    ///< is_ieee_rne(*this, wide)
+  /// the fused groups' results go to the next group's c without their encoding (fast_lanes.cpp
+  /// next_c): c in R's format, an IEEE encoding, subnormals at R's emin
+  bool c_direct = false;
+  /// the fused groups' rounding at a fixed position where the result is normal (fast_lanes.cpp
+  /// round_norm): c_direct, with every fraction bit of R's format kept (R.p == R.mbits)
+  bool top_round = false;
   int mode = 0;             ///< AlignRound of the products (and of c with early c)
   bool zs_rd = false;       ///< out_round == RD: an exact zero sum of nonzero terms is -0
   // late c (the c-aligner, the normaliser): Datapath fields of the same names
