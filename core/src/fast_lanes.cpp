@@ -193,11 +193,6 @@ inline bool any(VI m) {
 #endif
 }
 
-/// floor(v / 2^s) (fastk::shift_rd), s <= 0: exact left shift.
-inline VI shift_rd(VI v, VI s) {
-  return s <= 0 ? S(sll(U(v), -s)) : sra(v, s);
-}
-
 /// decode_operand on every lane: sig (0 for zeros and DAZ), exponent, sign (0/1), special (mask).
 struct Dec {
   VU sig;
@@ -416,48 +411,54 @@ Fix run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* 
     val = e0 == kNoExp ? VI{} : v0;
     lsb = e0 - P.F;
   } else {
-    // late_tail: the odd-even recombination, the c-aligner with its round-downs, the normaliser
+    // late_tail: the odd-even recombination, the c-aligner with its round-downs, the normaliser.
+    // Every round-down is an arithmetic right shift (floor), its operand pre-shifted left by a
+    // constant where the count could otherwise be negative in the lanes that use it; in the
+    // others the count may be anything (vpsravq: over 63 fills with the sign) and the result is
+    // not used. A zero operand (no products: v0 = 0; c = 0: cv = 0) gives 0 whatever its
+    // exponent. The widths stay below 2^62 (fast.cpp's fused/i64: the fields plus
+    // log2(n_fma + 2) + 4 bits fit 62).
     VI sv, se;
     int sf;
     if (Inter2) {
-      const int pf = P.partial_frac;
+      const int pf = P.partial_frac, pi = pf > P.F ? pf - P.F : 0;
       se = vmax(e0, e1);
       sf = pf;
-      const VI a = shift_rd(v0, (se - pf) - (e0 - P.F)), b = shift_rd(v1, (se - pf) - (e1 - P.F));
-      sv = S(U(e0 != kNoExp ? a : VI{}) + U(e1 != kNoExp ? b : VI{}));
+      // each partial sum at its own e_max (<= se), RD to pf fraction bits at se
+      sv = sra(S(U(v0) << pi), (se - e0) + (P.F + pi - pf)) + sra(S(U(v1) << pi), (se - e1) + (P.F + pi - pf));
     } else {
       sv = v0;
       se = e0;
       sf = P.F;
     }
-    const VI has_s = se != kNoExp;
     const VI cv = c.sign != 0 ? -S(c.sig) : S(c.sig);
-    // no c exponent (c = 0 without c_zero_exp): the product sum alone
-    const VI val0 = has_s ? sv : VI{}, lsb0 = se - sf;
-    // e_max >= e_c: c shifted to e_max, RD to c_frac bits (dropped beyond c_drop_gap)
-    VI drop = ~cnz;
-    if (P.gap_on) drop |= (se - cexp0) > P.c_drop_gap;
-    const VI cs = drop ? VI{} : shift_rd(cv, (se - P.c_frac) - (c.exp - cmb));
+    // e_max >= e_c (case A): c shifted to e_max, RD to c_frac bits (dropped beyond c_drop_gap)
+    const int pa = P.c_frac > cmb ? P.c_frac - cmb : 0;
+    VI cs = sra(S(U(cv) << pa), (se - c.exp) + (cmb + pa - P.c_frac));
+    if (P.gap_on) cs = (se - cexp0) > P.c_drop_gap ? VI{} : cs;
     const int fa = sf > P.c_frac ? sf : P.c_frac;
     // (sums in unsigned arithmetic: exact in the lanes that use them, wrapping in the others)
     const VI valA = S((U(sv) << (fa - sf)) + (U(cs) << (fa - P.c_frac))), lsbA = se - fa;
-    // e_c > e_max: the product sum shifted to e_c, RD to sum_frac bits; then normalise + RD
-    const VI ss = (has_s & (sv != 0)) ? shift_rd(sv, (cexp0 - P.sum_frac) - (se - sf)) : VI{};
-    const VI cf = cnz ? bc(cmb) : bc(P.c_frac);
-    const VI f = vmax(cf, bc(P.sum_frac));
-    VI valB = S((U(ss) << U(f - P.sum_frac)) + (U(cv) << U(f - cf)));
+    // e_c > e_max (case B: cexp0 - se >= 1): the product sum shifted to e_c, RD to sum_frac
+    // bits; c exact beside it (the grid f = max(cmb, sum_frac) below e_c: c = 0 adds nothing,
+    // whatever grid). Then normalise + RD to acc_frac bits below the leading one (or emin):
+    // only a right shift changes the value, so a count <= 0 leaves the sum where it is.
+    const int pb = P.sum_frac > sf + 1 ? P.sum_frac - sf - 1 : 0;
+    const VI ss = sra(S(U(sv) << pb), (cexp0 - se) + (sf + pb - P.sum_frac));
+    const int f = cmb > P.sum_frac ? cmb : P.sum_frac;
+    VI valB = S((U(ss) << (f - P.sum_frac)) + (U(cv) << (f - cmb)));
     VI lsbB = cexp0 - f;
     if (P.late_norm_rd) {
-      const VI anzb = valB != 0;
-      const VI lead = lsbB + (63 - clz(valB < 0 ? VU{} - U(valB) : U(valB)));
-      const VI e2 = vmax(lead, bc(P.R.emin));
-      const VI vn = shift_rd(valB, (e2 - P.acc_frac) - lsbB);
-      valB = anzb ? vn : valB;
-      lsbB = (anzb ? e2 : cexp0) - P.acc_frac;
+      const VI msb = 63 - clz(valB < 0 ? VU{} - U(valB) : U(valB));
+      const VI cntB = vmax(vmax(msb, bc(P.R.emin) - lsbB) - P.acc_frac, VI{});
+      valB = sra(valB, cntB);
+      lsbB += cntB;
     }
-    const VI no_c = cexp0 == kNoExp, caseA = has_s & (se >= cexp0);
-    val = no_c ? val0 : (caseA ? valA : valB);
-    lsb = no_c ? lsb0 : (caseA ? lsbA : lsbB);
+    // no c exponent (c = 0 without c_zero_exp, cexp0 = kNoExp): case A with cs = 0, the
+    // product sum alone (0 if there are no products either)
+    const VI caseA = se >= cexp0;
+    val = caseA ? valA : valB;
+    lsb = caseA ? lsbA : lsbB;
   }
   bad_out |= bad;
   return Fix{val, lsb, zs};
