@@ -307,6 +307,14 @@ inline VU round_fixed(const LaneRound& R, VI v, VI lsb, VU zs) {
   return v == 0 ? (zs != 0 ? VU{} + R.z_n : VU{} + R.z_p) : r;
 }
 
+/// Sub-block j's results into o: d, and bad as 0/1.
+inline void put(LaneOut& o, int j, VU d, VI bad) {
+  for (int l = 0; l < VL; ++l) {
+    o.d[j * VL + l] = d[l];
+    o.bad[j * VL + l] = static_cast<uint8_t>(bad[l] != 0);
+  }
+}
+
 /// A group's sum before its rounding: val 2^lsb; zs the sign (0/1) of an exact zero.
 struct Fix {
   VI val, lsb;
@@ -575,11 +583,7 @@ void fused_chain(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, co
       }
     }
   }
-  for (int j = 0; j < NB; ++j)
-    for (int l = 0; l < VL; ++l) {
-      o.d[j * VL + l] = d[j][l];
-      o.bad[j * VL + l] = static_cast<uint8_t>(bad[j][l] != 0);
-    }
+  for (int j = 0; j < NB; ++j) put(o, j, d[j], bad[j]);
 }
 
 }  // namespace
@@ -953,10 +957,7 @@ void tree_chain(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, con
         t[nt++] = tree_bits(P, At, Bt, order + k1, K - k1 < g ? K - k1 : g, j * VL, bad);
       for (int i = 0; i < nt; ++i) acc = tree_c(P, acc, t[i], bad);
     }
-    for (int l = 0; l < VL; ++l) {
-      o.d[j * VL + l] = acc[l];
-      o.bad[j * VL + l] = static_cast<uint8_t>(bad[l] != 0);
-    }
+    put(o, j, acc, bad);
   }
 }
 
@@ -1390,11 +1391,7 @@ void chain(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const in
   for (int k0 = 0; k0 < K; k0 += g)
     for (int j = 0; j < NB; ++j)
       acc[j] = run_group(P, At, Bt, order + k0, acc[j], K - k0 < g ? K - k0 : g, j * VL, bad[j]);
-  for (int j = 0; j < NB; ++j)
-    for (int l = 0; l < VL; ++l) {
-      o.d[j * VL + l] = acc[j][l];
-      o.bad[j * VL + l] = static_cast<uint8_t>(bad[j][l] != 0);
-    }
+  for (int j = 0; j < NB; ++j) put(o, j, acc[j], bad[j]);
 }
 
 /// The FMA chains (fast_lanes.hpp is_fma_chain: one product a group, no product overflow, no
@@ -1447,11 +1444,7 @@ void fma_chain(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, cons
       }
     }
   }
-  for (int j = 0; j < NB; ++j)
-    for (int l = 0; l < VL; ++l) {
-      o.d[j * VL + l] = acc[j][l];
-      o.bad[j * VL + l] = static_cast<uint8_t>(bad[j][l] != 0);
-    }
+  for (int j = 0; j < NB; ++j) put(o, j, acc[j], bad[j]);
 }
 
 /// The FMA chains as fma_chain runs them, with the sums on a fixed frame (sum2w, binary64
@@ -1535,11 +1528,7 @@ void fma_chain_fixed(const LaneParams& P, const uint64_t* At, const uint64_t* Bt
       }
     }
   }
-  for (int j = 0; j < NB; ++j)
-    for (int l = 0; l < VL; ++l) {
-      o.d[j * VL + l] = acc[j][l];
-      o.bad[j * VL + l] = static_cast<uint8_t>(bad[j][l] != 0);
-    }
+  for (int j = 0; j < NB; ++j) put(o, j, acc[j], bad[j]);
 }
 
 }  // namespace
