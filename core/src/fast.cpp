@@ -706,12 +706,15 @@ FastDot::FastDot(const Datapath& dp) {
     P.Rprod = lr(I->Rprod);
     P.prod_round = dp.prod_round_out;
     P.prod_fits = dp.a_fmt.mbits + dp.b_fmt.mbits + 2 <= P.Rprod.p + 1 && P.Rprod.enc == 0;
+    P.prod_below_zero = P.prod_fits && dp.a_fmt.mbits + dp.b_fmt.mbits + 2 <= P.Rprod.p;
     P.acc = lf(dp.out_fmt, true);
     // the pairwise levels on the encodings (fast_lanes.cpp add_rne_ftz): products rounded to
     // out_fmt and exact inside its range, flushed below it; RNE levels with no subnormals
     P.fast_levels = P.pairwise && P.n_fma > 1 && P.prod_round && P.prod_fits && !P.Rprod.subn &&
                     P.R.enc == 0 && P.R.mode == 0 && !P.R.subn && P.c.sub_mask == 0 &&
                     P.R.mbits <= 52;
+    P.tree_direct = P.fast_levels && P.prod_below_zero && !P.ovf_on && P.a.sp_mask == P.a.sp_val &&
+                    P.b.sp_mask == P.b.sp_val;
     P.fast_cfinal = P.Rc.enc == 0 && P.Rc.mode == 0 && P.Rc.mbits <= 52;
     P.ieee_rne = lanes::is_ieee_rne(P, P.wide);
     P.c_direct = P.R.enc == 0 && static_cast<int>(P.c.mbits) == P.R.mbits && P.c.bias == P.R.bias &&

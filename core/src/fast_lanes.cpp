@@ -876,19 +876,56 @@ VU pairwise_run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, con
   return d;
 }
 
+inline VU tree_levels(const LaneParams& P, VU* bv, int n, VI& bad);
+
+/// tree_bits' products under P.tree_direct, encoded in out_fmt as they are computed (no Term2
+/// in between): a product has at most Rprod.p bits (prod_below_zero), so that it is exact in
+/// out_fmt's normal range and a zero of its sign below it (the rounding to out_fmt's
+/// subnormals, then flushed, never reaches the smallest normal); beyond the largest finite it
+/// is bad (it rounds to Inf). No prod_overflow_exp (tree_direct). A NaN/Inf operand: the
+/// largest of the operands' special bits (x & sp_mask) over the group is sp_val (tree_direct:
+/// sp_mask == sp_val, so that no other pattern lies above it).
+inline void tree_product_bits(const LaneParams& P, const uint64_t* At, const uint64_t* Bt,
+                              const int* cols, int n, int h, VU* bv, VI& bad) {
+  const uint64_t mm = (uint64_t{1} << P.R.mbits) - 1;
+  const int64_t emaxf = P.R.emax + P.R.bias;
+  const int sbs = 63 - __builtin_clzll(P.R.sbit);
+  const VI ebase = bc(P.R.bias - P.raw_frac);
+  VI spa{}, spb{};
+  for (int k = 0; k < n; ++k) {
+    const size_t col = static_cast<size_t>(cols[k]) * L + h;
+    const VU xa = ld(At + col), xb = ld(Bt + col);
+    spa = vmax(spa, S(xa & P.a.sp_mask));
+    spb = vmax(spb, S(xb & P.b.sp_mask));
+    const Dec x = dec(P.a, xa), y = dec(P.b, xb);
+    const VU s = mul32(x.sig, y.sig);
+    const VI top = 63 - clz(s);
+    const VI E = x.exp + y.exp + ebase + top;  // the biased exponent
+    const VI nz = s != 0;
+    bad |= nz & (E > emaxf);
+    const VU sb = (x.sign ^ y.sign) << sbs;
+    bv[k] = (nz & (E > 0)) ? sb | (U(E) << P.R.mbits) | (sll(s, bc(P.R.mbits) - top) & mm) : sb;
+  }
+  bad |= (spa == S(VU{} + P.a.sp_val)) | (spb == S(VU{} + P.b.sp_val));
+}
+
 /// pairwise_run's tree without c under P.fast_levels (every term a normal number or a zero of
 /// out_fmt): the levels on the encodings (add_rne_ftz), a level's lanes that leave the normal
 /// range through add2_term.
 inline VU tree_bits(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* cols,
                     int n, int h, VI& bad) {
+  VU bv[64];
+  if (P.tree_direct) {
+    tree_product_bits(P, At, Bt, cols, n, h, bv, bad);
+    return tree_levels(P, bv, n, bad);
+  }
   Term2 lv[64];
   tree_products(P, At, Bt, cols, n, h, lv, bad, false);
-  const int cmb = static_cast<int>(P.c.mbits);
   // the products encoded (exact: at most p + 1 bits, prod_fits): in the normal range as they
   // are; below half the smallest normal a zero of their sign (rounded to out_fmt's subnormals,
   // then flushed: as round_core); beyond the largest finite bad (they round to Inf); those in
-  // [2^(emin-1), 2^emin), which may round up to the smallest normal, rounded (round_tree_products)
-  VU bv[64];
+  // [2^(emin-1), 2^emin), which may round up to the smallest normal, rounded (round_tree_products),
+  // unless they have too few bits to (prod_below_zero: a zero of their sign, as below)
   VI edge{};
   const uint64_t mm = (uint64_t{1} << P.R.mbits) - 1;
   const int64_t emaxf = P.R.emax + P.R.bias;
@@ -901,24 +938,44 @@ inline VU tree_bits(const LaneParams& P, const uint64_t* At, const uint64_t* Bt,
     const VU sb = lv[k].sign != 0 ? VU{} + P.R.sbit : VU{};
     bv[k] = (nz & (E > 0)) ? sb | (U(E) << P.R.mbits) | (sll(lv[k].sig, bc(P.R.mbits) - top) & mm) : sb;
   }
-  if (any(edge)) {
+  if (!P.prod_below_zero && any(edge)) {
     round_tree_products(P, lv, n, bad);
     for (int k = 0; k < n; ++k) bv[k] = pack_term(P.R, lv[k]);
   }
+  return tree_levels(P, bv, n, bad);
+}
+
+/// add_rne_ftz's lanes that leave the normal range (slow), through add2_term; r holds the other
+/// lanes' sums. Out of line: rare, and kept out of the levels' registers.
+__attribute__((noinline)) VU level_add_slow(const LaneParams& P, VU x, VU y, VU r, VI slow, VI& bad) {
+  const int cmb = static_cast<int>(P.c.mbits);
+  VI bad2{};
+  const Term2 t = add2_term(P.R, P.acc, cmb, term(dec(P.acc, x), cmb), term(dec(P.acc, y), cmb), bad2);
+  bad |= slow & bad2;
+  return slow ? pack_term(P.R, t) : r;
+}
+
+/// One sum of a level: fl(x + y) on the encodings.
+inline VU level_add(const LaneParams& P, VU x, VU y, VI& bad) {
+  VI slow{};
+  const VU r = add_rne_ftz<false>(P.R, x, y, slow);
+  return any(slow) ? level_add_slow(P, x, y, r, slow, bad) : r;
+}
+
+/// The levels of tree_bits on the products' encodings bv[0..n) (overwritten): add_rne_ftz, a
+/// level's lanes that leave the normal range through add2_term. Groups of 2 and 4 (the
+/// presets') unrolled, so that the sums stay in registers.
+inline VU tree_levels(const LaneParams& P, VU* bv, int n, VI& bad) {
+  if (n == 4) {
+    const VU s01 = level_add(P, bv[0], bv[1], bad);
+    const VU s23 = level_add(P, bv[2], bv[3], bad);
+    return level_add(P, s01, s23, bad);
+  }
+  if (n == 2) return level_add(P, bv[0], bv[1], bad);
   int m = n;
   while (m > 1) {
     int k = 0;
-    for (int i = 0; i + 1 < m; i += 2) {
-      VI slow{};
-      VU r = add_rne_ftz<false>(P.R, bv[i], bv[i + 1], slow);
-      if (any(slow)) {
-        VI bad2{};
-        const Term2 t = add2_term(P.R, P.acc, cmb, term(dec(P.acc, bv[i]), cmb), term(dec(P.acc, bv[i + 1]), cmb), bad2);
-        r = slow ? pack_term(P.R, t) : r;
-        bad |= slow & bad2;
-      }
-      bv[k++] = r;
-    }
+    for (int i = 0; i + 1 < m; i += 2) bv[k++] = level_add(P, bv[i], bv[i + 1], bad);
     if (m & 1) bv[k++] = bv[m - 1];
     m = k;
   }
@@ -926,19 +983,20 @@ inline VU tree_bits(const LaneParams& P, const uint64_t* At, const uint64_t* Bt,
 }
 
 /// fl(c + tree) under P.fast_levels (pairwise_run's last sum).
-inline VU tree_c(const LaneParams& P, VU cbits, VU tree, VI& bad) {
+/// tree_c's lanes that leave the normal range (slow) through add2 (out of line, as level_add_slow).
+__attribute__((noinline)) VU tree_c_slow(const LaneParams& P, VU cbits, VU tree, VU d, VI slow, VI& bad) {
   const int cmb = static_cast<int>(P.c.mbits);
-  const Dec c = dec(P.c, cbits);
-  bad |= c.special;
+  VI fb;
+  const VU r = add2(P.R, term(dec(P.c, cbits), cmb), term(dec(P.acc, tree), cmb), fb);
+  bad |= slow & fb;
+  return slow ? r : d;
+}
+
+inline VU tree_c(const LaneParams& P, VU cbits, VU tree, VI& bad) {
+  bad |= (cbits & P.c.sp_mask) == P.c.sp_val;  // c NaN/Inf (dec's special)
   VI slow{};
-  VU d = add_rne_ftz<false>(P.R, cbits, tree, slow);
-  if (any(slow)) {
-    VI fb;
-    const VU r = add2(P.R, term(c, cmb), term(dec(P.acc, tree), cmb), fb);
-    d = slow ? r : d;
-    bad |= slow & fb;
-  }
-  return d;
+  const VU d = add_rne_ftz<false>(P.R, cbits, tree, slow);
+  return any(slow) ? tree_c_slow(P, cbits, tree, d, slow, bad) : d;
 }
 
 /// The pairwise trees under P.fast_levels: the trees of every group first (they do not depend

@@ -39,6 +39,14 @@ struct LaneParams {
   LaneRound Rprod;          ///< prod_round_out (pairwise only): out_fmt, RNE
   bool prod_round = false;  ///< prod_round_out: every product rounded to out_fmt first
   bool prod_fits = false;   ///< a product has at most Rprod.p + 1 bits (exact inside the range)
+  /// a product has at most Rprod.p bits: one below out_fmt's smallest normal lies on its
+  /// subnormal grid, so that it never rounds up to the smallest normal (Rprod without
+  /// subnormals flushes it to a zero of its sign)
+  bool prod_below_zero = false;
+  /// fast_levels with prod_below_zero, no prod_overflow_exp and operand formats whose NaN/Inf
+  /// patterns are the largest of x & sp_mask (sp_mask == sp_val: IEEE and FN): tree_bits
+  /// encodes each product as it computes it (fast_lanes.cpp tree_product_bits)
+  bool tree_direct = false;
   /// pairwise: the levels on the encodings (fast_lanes.cpp add_rne_ftz): every product rounded
   /// to out_fmt and exact inside its range (prod_round, prod_fits), the levels rounded to nearest
   /// even with no subnormals in an IEEE encoding, c with no subnormals either
