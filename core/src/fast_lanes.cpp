@@ -876,75 +876,6 @@ VU pairwise_run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, con
   return d;
 }
 
-inline VU tree_levels(const LaneParams& P, VU* bv, int n, VI& bad);
-
-/// tree_bits' products under P.tree_direct, encoded in out_fmt as they are computed (no Term2
-/// in between): a product has at most Rprod.p bits (prod_below_zero), so that it is exact in
-/// out_fmt's normal range and a zero of its sign below it (the rounding to out_fmt's
-/// subnormals, then flushed, never reaches the smallest normal); beyond the largest finite it
-/// is bad (it rounds to Inf). No prod_overflow_exp (tree_direct). A NaN/Inf operand: the
-/// largest of the operands' special bits (x & sp_mask) over the group is sp_val (tree_direct:
-/// sp_mask == sp_val, so that no other pattern lies above it).
-inline void tree_product_bits(const LaneParams& P, const uint64_t* At, const uint64_t* Bt,
-                              const int* cols, int n, int h, VU* bv, VI& bad) {
-  const uint64_t mm = (uint64_t{1} << P.R.mbits) - 1;
-  const int64_t emaxf = P.R.emax + P.R.bias;
-  const int sbs = 63 - __builtin_clzll(P.R.sbit);
-  const VI ebase = bc(P.R.bias - P.raw_frac);
-  VI spa{}, spb{};
-  for (int k = 0; k < n; ++k) {
-    const size_t col = static_cast<size_t>(cols[k]) * L + h;
-    const VU xa = ld(At + col), xb = ld(Bt + col);
-    spa = vmax(spa, S(xa & P.a.sp_mask));
-    spb = vmax(spb, S(xb & P.b.sp_mask));
-    const Dec x = dec(P.a, xa), y = dec(P.b, xb);
-    const VU s = mul32(x.sig, y.sig);
-    const VI top = 63 - clz(s);
-    const VI E = x.exp + y.exp + ebase + top;  // the biased exponent
-    const VI nz = s != 0;
-    bad |= nz & (E > emaxf);
-    const VU sb = (x.sign ^ y.sign) << sbs;
-    bv[k] = (nz & (E > 0)) ? sb | (U(E) << P.R.mbits) | (sll(s, bc(P.R.mbits) - top) & mm) : sb;
-  }
-  bad |= (spa == S(VU{} + P.a.sp_val)) | (spb == S(VU{} + P.b.sp_val));
-}
-
-/// pairwise_run's tree without c under P.fast_levels (every term a normal number or a zero of
-/// out_fmt): the levels on the encodings (add_rne_ftz), a level's lanes that leave the normal
-/// range through add2_term.
-inline VU tree_bits(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* cols,
-                    int n, int h, VI& bad) {
-  VU bv[64];
-  if (P.tree_direct) {
-    tree_product_bits(P, At, Bt, cols, n, h, bv, bad);
-    return tree_levels(P, bv, n, bad);
-  }
-  Term2 lv[64];
-  tree_products(P, At, Bt, cols, n, h, lv, bad, false);
-  // the products encoded (exact: at most p + 1 bits, prod_fits): in the normal range as they
-  // are; below half the smallest normal a zero of their sign (rounded to out_fmt's subnormals,
-  // then flushed: as round_core); beyond the largest finite bad (they round to Inf); those in
-  // [2^(emin-1), 2^emin), which may round up to the smallest normal, rounded (round_tree_products),
-  // unless they have too few bits to (prod_below_zero: a zero of their sign, as below)
-  VI edge{};
-  const uint64_t mm = (uint64_t{1} << P.R.mbits) - 1;
-  const int64_t emaxf = P.R.emax + P.R.bias;
-  for (int k = 0; k < n; ++k) {
-    const VI top = 63 - clz(lv[k].sig);
-    const VI E = lv[k].lsb + top + P.R.bias;
-    const VI nz = lv[k].sig != 0;
-    edge |= nz & (E == 0);
-    bad |= nz & (E > emaxf);
-    const VU sb = lv[k].sign != 0 ? VU{} + P.R.sbit : VU{};
-    bv[k] = (nz & (E > 0)) ? sb | (U(E) << P.R.mbits) | (sll(lv[k].sig, bc(P.R.mbits) - top) & mm) : sb;
-  }
-  if (!P.prod_below_zero && any(edge)) {
-    round_tree_products(P, lv, n, bad);
-    for (int k = 0; k < n; ++k) bv[k] = pack_term(P.R, lv[k]);
-  }
-  return tree_levels(P, bv, n, bad);
-}
-
 /// add_rne_ftz's lanes that leave the normal range (slow), through add2_term; r holds the other
 /// lanes' sums. Out of line: rare, and kept out of the levels' registers.
 __attribute__((noinline)) VU level_add_slow(const LaneParams& P, VU x, VU y, VU r, VI slow, VI& bad) {
@@ -982,7 +913,72 @@ inline VU tree_levels(const LaneParams& P, VU* bv, int n, VI& bad) {
   return bv[0];
 }
 
-/// fl(c + tree) under P.fast_levels (pairwise_run's last sum).
+/// A product (-1)^sign s 2^lsb of at most p + 1 bits (prod_fits) encoded in out_fmt by its biased
+/// exponent E = lsb + top + bias (top: s's top bit; sign 0/1): as it is in the normal range; a
+/// zero of its sign at E <= 0; beyond the largest finite bad (it rounds to Inf). Products in
+/// [2^(emin-1), 2^emin) (E = 0) are the caller's, unless prod_below_zero.
+inline VU pack_product(const LaneRound& R, VU s, VI top, VI E, VU sign, VI& bad) {
+  const VI nz = s != 0;
+  bad |= nz & (E > R.emax + R.bias);
+  const VU sb = sign << (63 - __builtin_clzll(R.sbit));
+  const VU frac = sll(s, bc(R.mbits) - top) & ((uint64_t{1} << R.mbits) - 1);
+  return (nz & (E > 0)) ? sb | (U(E) << R.mbits) | frac : sb;
+}
+
+/// tree_bits' products under P.tree_direct, encoded in out_fmt as they are computed (no Term2
+/// in between): a product has at most Rprod.p bits (prod_below_zero), so that it is exact in
+/// out_fmt's normal range and a zero of its sign below it (the rounding to out_fmt's
+/// subnormals, then flushed, never reaches the smallest normal); beyond the largest finite it
+/// is bad (it rounds to Inf). No prod_overflow_exp (tree_direct). A NaN/Inf operand: the
+/// largest of the operands' special bits (x & sp_mask) over the group is sp_val (tree_direct:
+/// sp_mask == sp_val, so that no other pattern lies above it).
+inline void tree_product_bits(const LaneParams& P, const uint64_t* At, const uint64_t* Bt,
+                              const int* cols, int n, int h, VU* bv, VI& bad) {
+  const VI ebase = bc(P.R.bias - P.raw_frac);
+  VI spa{}, spb{};
+  for (int k = 0; k < n; ++k) {
+    const size_t col = static_cast<size_t>(cols[k]) * L + h;
+    const VU xa = ld(At + col), xb = ld(Bt + col);
+    spa = vmax(spa, S(xa & P.a.sp_mask));
+    spb = vmax(spb, S(xb & P.b.sp_mask));
+    const Dec x = dec(P.a, xa), y = dec(P.b, xb);
+    const VU s = mul32(x.sig, y.sig);
+    const VI top = 63 - clz(s);
+    bv[k] = pack_product(P.R, s, top, x.exp + y.exp + ebase + top, x.sign ^ y.sign, bad);
+  }
+  bad |= (spa == S(VU{} + P.a.sp_val)) | (spb == S(VU{} + P.b.sp_val));
+}
+
+/// pairwise_run's tree without c under P.fast_levels (every term a normal number or a zero of
+/// out_fmt): the levels on the encodings (add_rne_ftz), a level's lanes that leave the normal
+/// range through add2_term.
+inline VU tree_bits(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* cols,
+                    int n, int h, VI& bad) {
+  VU bv[64];
+  if (P.tree_direct) {
+    tree_product_bits(P, At, Bt, cols, n, h, bv, bad);
+    return tree_levels(P, bv, n, bad);
+  }
+  Term2 lv[64];
+  tree_products(P, At, Bt, cols, n, h, lv, bad, false);
+  // the products encoded (pack_product: below half the smallest normal a zero of their sign, as
+  // round_core's rounding to out_fmt's subnormals and flush gives); those in [2^(emin-1), 2^emin),
+  // which may round up to the smallest normal, rounded (round_tree_products), unless they have
+  // too few bits to (prod_below_zero)
+  VI edge{};
+  for (int k = 0; k < n; ++k) {
+    const VI top = 63 - clz(lv[k].sig);
+    const VI E = lv[k].lsb + top + P.R.bias;
+    edge |= (lv[k].sig != 0) & (E == 0);
+    bv[k] = pack_product(P.R, lv[k].sig, top, E, lv[k].sign, bad);
+  }
+  if (!P.prod_below_zero && any(edge)) {
+    round_tree_products(P, lv, n, bad);
+    for (int k = 0; k < n; ++k) bv[k] = pack_term(P.R, lv[k]);
+  }
+  return tree_levels(P, bv, n, bad);
+}
+
 /// tree_c's lanes that leave the normal range (slow) through add2 (out of line, as level_add_slow).
 __attribute__((noinline)) VU tree_c_slow(const LaneParams& P, VU cbits, VU tree, VU d, VI slow, VI& bad) {
   const int cmb = static_cast<int>(P.c.mbits);
@@ -992,8 +988,9 @@ __attribute__((noinline)) VU tree_c_slow(const LaneParams& P, VU cbits, VU tree,
   return slow ? r : d;
 }
 
+/// fl(c + tree) under P.fast_levels (pairwise_run's last sum).
 inline VU tree_c(const LaneParams& P, VU cbits, VU tree, VI& bad) {
-  bad |= (cbits & P.c.sp_mask) == P.c.sp_val;  // c NaN/Inf (dec's special)
+  bad |= dec(P.c, cbits).special;
   VI slow{};
   const VU d = add_rne_ftz<false>(P.R, cbits, tree, slow);
   return any(slow) ? tree_c_slow(P, cbits, tree, d, slow, bad) : d;
