@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <memory>
 #include <vector>
 
 #include "matcore/cli.hpp"
@@ -105,6 +106,9 @@ struct DotCmd {
       }
     } else if (dpa.given()) {
       v.push_back(dpa.resolve());
+    } else if (dpa.set_given()) {
+      throw UsageError("--set changes the datapath of --arch/--type or --datapath; for a --dp datapath "
+                       "write it with `matcore show --set ... > FILE` and give --dp FILE");
     }
     for (const std::string& x : dps) {
       try {
@@ -432,6 +436,7 @@ struct GemmCmd {
       } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
       }
+      dpa.apply_set(dp);  // --set changes the instruction's datapath
       instr_k = in->k;
       if (k) throw UsageError("--k is the instruction's own with --instr");
     } else {
@@ -547,6 +552,9 @@ struct FeaturesCmd {
       return diff.empty() ? 0 : 1;
     }
     if (dpa.type.empty()) throw UsageError("give --arch A --type T, --datapath FILE, or --type T with --emit/--results");
+    if (dpa.set_given())
+      throw UsageError("--set changes a model's datapath (--arch/--datapath); the probes of --emit/--results "
+                       "depend only on the formats and k");
     const auto ts = split_commas(dpa.type);
     if (ts.size() > 2) throw UsageError("--type takes one type or a pair TA,TB");
     Format fa, fb;
@@ -605,6 +613,9 @@ int rtl_trace(const std::vector<std::string>& rest) {
   std::vector<std::string> args(rest.rbegin(), rest.rend());
   try {
     app.parse(args);
+  } catch (const CLI::CallForHelp&) {
+    std::printf("%s", app.help().c_str());
+    return 0;
   } catch (const CLI::ParseError& e) {
     throw UsageError(std::string("trace --engine rtl: ") + e.what());
   }
@@ -653,6 +664,9 @@ int svg_trace(const std::vector<std::string>& rest) {
   std::vector<std::string> args(rest.rbegin(), rest.rend());
   try {
     app.parse(args);
+  } catch (const CLI::CallForHelp&) {
+    std::printf("%s", app.help().c_str());
+    return 0;
   } catch (const CLI::ParseError& e) {
     throw UsageError(std::string("trace --svg: ") + e.what());
   }
@@ -734,6 +748,15 @@ struct CheckTableCmd {
 };
 
 // ------------------------------------------------------------------------------------ explore
+/// A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break
+/// ("e4m3fnuz,e5m2fnuz" is one label, not two fields).
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string r = "\"";
+  for (char ch : s) r += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return r + "\"";
+}
+
 /// The accuracy of one or more datapaths (with up to two swept fields) on a workload, against
 /// the exact sum rounded once (explore.hpp); a table, CSV and PNG plots.
 struct ExploreCmd {
@@ -757,19 +780,19 @@ struct ExploreCmd {
       Datapath d;
       try {
         d = datapath_by_name(x);
-        if (!dpa.set.empty()) {
-          apply_settings(d, dpa.set);
-          validate_datapath(d);
-        }
       } catch (const InputError&) {
         throw;
       } catch (const std::invalid_argument& e) {
         throw UsageError("--dp " + x + ": " + e.what());
       }
+      dpa.apply_set(d);
       base.push_back(d);
     }
     if (base.empty()) throw UsageError("give the datapaths: --dp arch/type or --dp FILE (repeatable), or --arch/--type, --datapath");
     if (sweeps.size() > 2) throw UsageError("at most two --sweep fields");
+    if (sweeps.size() == 2 && sweeps[0].substr(0, sweeps[0].find('=')) == sweeps[1].substr(0, sweeps[1].find('=')))
+      throw UsageError("two --sweep of the same field '" + excerpt(sweeps[0].substr(0, sweeps[0].find('='))) +
+                       "' (the rows would be mislabelled): give its values in one --sweep");
     std::vector<Config> out;
     for (const Datapath& d : base) {
       const std::string label = d.name() + (d.variant.empty() ? "" : "+" + d.variant);
@@ -803,8 +826,30 @@ struct ExploreCmd {
     if (!parse_workload(dist, w)) throw UsageError("--dist must be one of uniform01, uniform11, normal, loguniform, cancel");
     std::vector<int> kv;
     for (const std::string& x : split_commas(ks)) kv.push_back(static_cast<int>(cli::to_int("--k", x, 1, 1 << 20)));
+    if (kv.size() > static_cast<size_t>(kMaxKValues))
+      throw UsageError("--k: more than " + std::to_string(kMaxKValues) + " values (docs/cli.md, \"Limits\")");
     if (!png.empty() && csv.empty()) throw UsageError("--png needs --csv (the plots are drawn from it)");
     std::vector<Config> cf = configs();
+    // every output checked before any work: the CSV is created now (its temporary removed on
+    // any failure), the plots' names must be neither inputs nor the CSV, their directory must exist
+    std::unique_ptr<OutputFile> csv_out(csv.empty() || dist::rank() != 0 ? nullptr : new OutputFile(csv));
+    std::vector<std::string> plots;
+    if (!png.empty()) {
+      if (kv.size() > 1) plots = {png + "-k.png", png + "-bias.png"};
+      if (!sweeps.empty()) plots.push_back(png + "-sweep.png");
+      if (cost) plots.push_back(png + "-cost.png");
+      if (plots.empty())
+        throw UsageError("--png: nothing to plot with one k and no --sweep or --cost (give two or more --k values)");
+      for (const std::string& p : plots) {
+        check_output_target(p, "--png");
+        const std::string d = p.find('/') == std::string::npos ? "." : p.substr(0, p.rfind('/'));
+        struct stat st{};
+        if (::stat(d.empty() ? "/" : d.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+          throw InputError("--png " + p + ": the directory " + d + " does not exist");
+        if (::access(d.empty() ? "/" : d.c_str(), W_OK) != 0)
+          throw InputError("--png " + p + ": the directory " + d + " is not writable");
+      }
+    }
     ExploreSpec spec;
     spec.workload = w;
     spec.n = n;
@@ -851,8 +896,9 @@ struct ExploreCmd {
         std::printf("%s\n", e.finite < e.n ? (" (" + std::to_string(e.n - e.finite) + " overflowed)").c_str() : "");
         std::fflush(stdout);
         char buf[720];
-        std::snprintf(buf, sizeof buf, "%s,%s,%s,%d,%s,%llu,%llu,%.6e,%.6e,%.6e,%.6f,%.6f,%.3f,%.6f,%.6f,%.6f,%.6e,%.6f,%.6f,%.0f,",
-                      c.label.c_str(), c.s1.c_str(), c.s2.c_str(), k, dist.c_str(), static_cast<unsigned long long>(e.n),
+        rows += csv_field(c.label) + "," + csv_field(c.s1) + "," + csv_field(c.s2) + ",";
+        std::snprintf(buf, sizeof buf, "%d,%s,%llu,%llu,%.6e,%.6e,%.6e,%.6f,%.6f,%.3f,%.6f,%.6f,%.6f,%.6e,%.6f,%.6f,%.0f,",
+                      k, dist.c_str(), static_cast<unsigned long long>(e.n),
                       static_cast<unsigned long long>(e.finite), e.rms_rel, e.max_rel, e.mean_rel, e.mean_ulp,
                       e.mean_abs_ulp, e.max_abs_ulp, cf_, mf, e.max_bound, ku, e.rms_nw, e.mean_nw, c.nand2);
         rows += buf;
@@ -860,10 +906,9 @@ struct ExploreCmd {
         rows += "\n";
       }
     if (dist::rank() != 0) return 0;  // rank 0 writes the files (every rank holds the same rows)
-    if (!csv.empty()) {
-      OutputFile f(csv);
-      f.write(rows);
-      f.commit();
+    if (csv_out) {
+      csv_out->write(rows);
+      csv_out->commit();
       std::printf("wrote %s\n", csv.c_str());
     }
     if (!png.empty()) {
@@ -872,9 +917,10 @@ struct ExploreCmd {
       const char* py = std::getenv("MATCORE_PYTHON");
       const std::string python = py ? py : ::access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
       const std::string cmd = shell_quote(python) + " " + shell_quote(script) + " " + shell_quote(csv) + " " + shell_quote(png);
-      std::fflush(stdout);
-      const int rc = std::system(cmd.c_str());
-      if (rc != 0) throw InputError("the plots failed (" + cmd + "; python3-matplotlib is needed: scripts/install-deps.sh)");
+      const int rc = run_tool(cmd, tool_timeout(600), "the plot script");
+      if (rc == 3) throw InputError("the plots need matplotlib for " + python + " (python3-matplotlib: scripts/install-deps.sh)");
+      if (rc != 0)
+        throw InputError("the plot script failed (exit " + std::to_string(rc) + ", its message is above): " + cmd);
     }
     return 0;
   }
@@ -976,7 +1022,7 @@ int matcore_main(int argc, char** argv) {
                   : p.command("gemm", "a GEMM D = A*B + C through a preset, k chained as the hardware does",
                               "  matcore gemm --arch mi250 --type bf16_1k --A A.txt --B B.txt --C C.txt --D D.txt",
                               [g] { return g->run(); });
-    g->dpa.add(c, true);
+    g->dpa.add(c, true, !g->single);  // mfma: the instruction names the type (no --type, --datapath)
     if (g->single) c->get_option("--arch")->required();
     Program::text(c, "--instr", g->instr, "instruction name (matcore list instructions)");
     if (g->single) c->get_option("--instr")->required();
@@ -1020,7 +1066,7 @@ int matcore_main(int argc, char** argv) {
                 "  matcore features --type fp16 --k 16 --results d.txt --compare h100",
                 [&] { return ft.run(); });
   ft.dpa.add(c, true);
-  c->add_option("--k", ft.k, "k of the instruction")->check(cli::int_range(2, 4096));
+  c->add_option("--k", ft.k, "k of the instruction (the probes cover 2..64)")->check(cli::int_range(2, 64));
   CLI::Option* em = Program::text(c, "--emit", ft.emit, "write the probe vectors to DIR");
   CLI::Option* rs = Program::text(c, "--results", ft.results, "the device's d for the emitted vectors");
   em->excludes(rs);

@@ -74,6 +74,22 @@ void mkdirs(const std::string& path) {
 /// The VCD of a trace, written complete or not at all: SystemC's VCD writer does not report
 /// failed writes, so it writes into a pipe and a reader thread copies the text into an
 /// OutputFile, whose writes are checked (full disk, /dev/full).
+/// Refuses to replace `path` (written beside `vcd` without being named) unless it is missing or
+/// starts with `mark`, the first bytes of what matcore writes there.
+void check_own_file(const std::string& path, const std::string& mark, const std::string& vcd) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) return;
+  std::string head(mark.size(), '\x01');
+  if (std::FILE* f = S_ISREG(st.st_mode) ? std::fopen(path.c_str(), "rb") : nullptr) {
+    head.resize(std::fread(&head[0], 1, head.size(), f));
+    std::fclose(f);
+  }
+  if (head != mark)
+    throw InputError(path + ": exists and is not what `trace --vcd " + vcd +
+                     "` writes there (a file of your own is never replaced): choose another --vcd, or move it" +
+                     (path.size() > 4 && path.compare(path.size() - 4, 4, ".fst") == 0 ? " (or give --no-fst)" : ""));
+}
+
 class VcdSink {
  public:
   explicit VcdSink(const std::string& vcd) : out_(vcd) {
@@ -116,12 +132,13 @@ class VcdSink {
   }
   /// The name to give sc_create_vcd_trace_file (it appends ".vcd").
   std::string systemc_name() const { return dir_ + "/trace"; }
-  /// After sc_close_vcd_trace_file: waits for the copy and puts the VCD in place.
-  void commit() {
+  /// After sc_close_vcd_trace_file: waits for the copy (the VCD is then complete in
+  /// file().temp_path(); file().commit() puts it in place).
+  void finish() {
     close_pipe();
     if (err_) std::rethrow_exception(err_);
-    out_.commit();
   }
+  OutputFile& file() { return out_; }
 
  private:
   void close_pipe() {
@@ -158,8 +175,16 @@ int TraceCmd::run() const {
                      "written beside it as NAME.gtkw and NAME.fst)");
   const std::string base = vcd.substr(0, vcd.size() - 4);
   if (this->vcd.empty()) mkdirs(vcd);
+  // NAME.gtkw and NAME.fst are written beside the VCD though not named: they replace only what
+  // an earlier trace to the same VCD wrote, never a layout or waveform of the user's own
+  const std::string gtkw = base + ".gtkw", fst_path = base + ".fst";
+  const std::string gtkw_mark = "[*] matcore trace layout of " + vcd.substr(vcd.rfind('/') + 1) + "\n";
+  check_own_file(gtkw, gtkw_mark, vcd);
+  const bool want_fst = !no_fst && has_program("vcd2fst");
+  if (want_fst) check_own_file(fst_path, std::string(1, '\0'), vcd);
   VcdSink sink(vcd);
-  OutputFile gtkw_out(base + ".gtkw");
+  OutputFile gtkw_out(gtkw);
+  std::unique_ptr<OutputFile> fst(want_fst ? new OutputFile(fst_path) : nullptr);
   sc_core::sc_trace_file* tf = sc_core::sc_create_vcd_trace_file(sink.systemc_name().c_str());
   if (!tf) throw InputError(vcd + ": cannot create the VCD file");
   tf->set_time_unit(1, sc_core::SC_NS);
@@ -184,7 +209,18 @@ int TraceCmd::run() const {
   const std::vector<mcsc::Done> done = top.take();
   std::fputs(top.take_text().c_str(), stdout);
   sc_core::sc_close_vcd_trace_file(tf);
-  sink.commit();
+  sink.finish();
+  if (fst) {  // from the finished VCD, before anything is put in place: all three files or none
+    const std::string cmd = "vcd2fst " + shell_quote(sink.file().temp_path()) + " " + shell_quote(fst->temp_path()) +
+                            " >/dev/null 2>&1";
+    if (run_tool(cmd, tool_timeout(300), "vcd2fst (the FST copy of " + vcd + ")") != 0)
+      throw InputError(fst_path + ": vcd2fst failed (give --no-fst to write the VCD alone)");
+  }
+  gtkw_out.write(gtkw_mark + mcsc::gtkw_layout(top.signals(), dp.name() + (dp.variant.empty() ? "" : " (" + dp.variant + ")") +
+                                                                  ", " + dp.out_fmt.name + " output"));
+  std::vector<OutputFile*> outs{&sink.file(), &gtkw_out};
+  if (fst) outs.push_back(fst.get());
+  commit_all(outs);
 
   int rc = 0;
   std::printf("\n");
@@ -204,18 +240,7 @@ int TraceCmd::run() const {
                   s.observed == r->d32 ? "(model matches)" : "(model differs: try matcore explain)");
   }
   std::printf("\nVCD: %s\n", vcd.c_str());
-  if (!no_fst && has_program("vcd2fst")) {
-    OutputFile fst(base + ".fst");
-    const std::string cmd = "vcd2fst '" + vcd + "' '" + fst.temp_path() + "' >/dev/null 2>&1";
-    if (vcd.find('\'') == std::string::npos && std::system(cmd.c_str()) == 0) {
-      fst.commit();
-      std::printf("FST: %s\n", fst.target().c_str());
-    }
-  }
-  const std::string gtkw = base + ".gtkw";
-  gtkw_out.write(mcsc::gtkw_layout(top.signals(), dp.name() + (dp.variant.empty() ? "" : " (" + dp.variant + ")") +
-                                                      ", " + dp.out_fmt.name + " output"));
-  gtkw_out.commit();
+  if (fst) std::printf("FST: %s\n", fst_path.c_str());
   std::printf("view: gtkwave %s waves/%s.gtkw   (or this preset's own layout: %s)\n", vcd.c_str(),
               layout_of(dp).c_str(), gtkw.c_str());
   return rc;
@@ -234,7 +259,7 @@ int LayoutCmd::run() const {
   std::vector<Datapath> dps;
   std::string title;
   if (!family.empty()) {
-    if (!dpa.arch.empty() || !dpa.type.empty()) throw UsageError("give --family or --arch/--type, not both");
+    if (!dpa.arch.empty() || !dpa.type.empty() || !dpa.file.empty() || dpa.set_given()) throw UsageError("give --family or --arch/--type (--datapath, --set), not both");
     const std::string& fam = family;
     for (const Datapath& dp : all_presets()) {
       if (family_of(dp) != fam) continue;

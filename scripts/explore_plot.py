@@ -16,14 +16,20 @@ Every file is written to a temporary name and renamed when complete. Needs matpl
 """
 import csv
 import os
+import signal
 import sys
+import tempfile
 from collections import OrderedDict
 
-import matplotlib
+try:
+    import matplotlib
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from cycler import cycler  # noqa: E402  (comes with matplotlib)
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # noqa: E402
+    from cycler import cycler  # noqa: E402  (comes with matplotlib)
+except ImportError as e:  # matcore explore reports exit status 3 as "matplotlib is needed"
+    print(f"explore_plot.py: {e}", file=sys.stderr)
+    sys.exit(3)
 
 # 20 distinct colours and two line styles: up to 40 lines stay apart
 plt.rcParams["axes.prop_cycle"] = (cycler(linestyle=["-", "--"]) * cycler(color=plt.get_cmap("tab20").colors))
@@ -49,11 +55,26 @@ def label(r):
 
 
 def save(fig, path):
-    tmp = path + ".tmp.png"
-    fig.savefig(tmp, dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    os.replace(tmp, path)
-    print(f"wrote {path}")
+    shown = path
+    path = os.path.realpath(path)  # a symbolic link stays one: the file it points to gets the plot
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".tmp-", dir=os.path.dirname(path))
+    try:
+        with os.fdopen(fd, "wb") as f:
+            fig.savefig(f, format="png", dpi=110, bbox_inches="tight")
+        os.chmod(tmp, 0o666 & ~umask())
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    finally:
+        plt.close(fig)
+    print(f"wrote {shown}")
+
+
+def umask():
+    m = os.umask(0)
+    os.umask(m)
+    return m
 
 
 def series(rows, key):
@@ -147,4 +168,7 @@ def main():
         save(fig, prefix + "-cost.png")
 
 if __name__ == "__main__":
+    # a terminating signal raises, so that save() removes its temporary
+    for _sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2):
+        signal.signal(_sig, lambda *_: sys.exit(128 + 15))
     main()

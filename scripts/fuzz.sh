@@ -3,7 +3,7 @@
 # and runs each for FUZZ_SECONDS seconds. docs/fuzzing.md. Used by `make fuzz`.
 #   FUZZ_SECONDS  seconds per target (default 30)
 #   FUZZ_BUILD    build folder (default build-fuzz)
-#   FUZZ_TARGETS  targets to run (default: all five)
+#   FUZZ_TARGETS  targets to run (default: all six)
 #   JOBS          build jobs (default: nproc)
 # Before fuzzing, every reproducer kept in fuzz/regressions/<target>/ is replayed (those of
 # fixed bugs must pass; fuzz/regressions/<target>/open/ holds inputs of known, still open bugs
@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 SECS=${FUZZ_SECONDS:-30}
 B=${FUZZ_BUILD:-build-fuzz}
 JOBS=${JOBS:-$(nproc)}
-TARGETS=${FUZZ_TARGETS:-"fuzz_ab_reader fuzz_stream fuzz_exact fuzz_table fuzz_cli"}
+TARGETS=${FUZZ_TARGETS:-"fuzz_ab_reader fuzz_stream fuzz_exact fuzz_table fuzz_cli fuzz_datapath"}
 
 CC=${CC:-clang-15} CXX=${CXX:-clang++-15} cmake -S . -B "$B" -G Ninja \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMATCORE_FUZZ=ON -DMATCORE_TESTS=OFF -DMATCORE_CORE_ONLY=ON \

@@ -13,43 +13,21 @@
 #include <string>
 #include <vector>
 
-#include "temp_dir.hpp"
-#include "run_command.hpp"
+#include "cli_test.hpp"
 
 namespace {
 
-struct CliRun {
-  int status;
-  std::string out;  // stdout and stderr together
-};
+using mc_test::CliRun;
+using mc_test::slurp;
 
-CliRun run(const std::string& args, const std::string& prefix = "") {
-  CliRun r{-1, ""};
-  r.status = mc_test::run_command(prefix + std::string(MATCORE_CLI) + " " + args + " 2>&1", &r.out);
-  return r;
-}
+CliRun run(const std::string& args, const std::string& prefix = "") { return mc_test::run_cli(args, prefix); }
 
 std::string dir() {
-  static const std::string d = [] {
-    std::string p = mc_test::temp_dir() + "/matcore-robust-" + std::to_string(::getpid());
-    ::mkdir(p.c_str(), 0777);
-    return p;
-  }();
+  static const std::string d = mc_test::scratch_dir("matcore-robust");
   return d;
 }
 
-std::string tmp(const std::string& name, const std::string& content) {
-  const std::string p = dir() + "/" + name;
-  std::ofstream(p, std::ios::binary) << content;
-  return p;
-}
-
-std::string slurp(const std::string& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string tmp(const std::string& name, const std::string& content) { return mc_test::write_file(dir() + "/" + name, content); }
 
 bool exists(const std::string& p) {
   struct stat st;
@@ -67,7 +45,6 @@ std::vector<std::string> temporaries(const std::string& d) {
   return r;
 }
 
-#define EXPECT_HAS(out, text) EXPECT_NE((out).find(text), std::string::npos) << (out)
 
 // Small well-formed mi300x fp16 set: two samples of K = 2.
 // sample 0: 1*1 + 1*1 + c 1 = 3 (0x40400000); sample 1: 2*2 + 0 + c 0 = 4 (0x40800000)
@@ -300,7 +277,7 @@ TEST(Robust, ExplainRefusesValuesWiderThanTheirFormat) {
                               "  a: 3c00 3c0000\n  b: 3c00 3c00\n  c: 00000000\n");
   CliRun r = run("explain --arch mi300x --type fp16 --mismatches " + log);
   EXPECT_EQ(r.status, 2) << r.out;
-  EXPECT_HAS(r.out, "mismatch list line 2: a: '3c0000' is wider than 16 bits");
+  EXPECT_HAS(r.out, "wide.log:2: a: '3c0000' is wider than 16 bits");
 }
 
 TEST(Robust, ExplainRefusesFilesOfDifferentLengths) {

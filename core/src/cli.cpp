@@ -9,20 +9,32 @@
 
 #include "matcore/datapath_file.hpp"
 #include "matcore/fields.hpp"
+#include "matcore/output.hpp"
 #include "matcore/presets.hpp"
 #include "matcore/vectors.hpp"
 
 namespace mc {
 namespace cli {
 
-void DatapathArgs::add(CLI::App* app, bool optional) {
+void DatapathArgs::add(CLI::App* app, bool optional, bool type_and_file) {
   optional_ = optional;
   Program::text(app, "--arch", arch, "architecture preset (matcore list archs)");
-  Program::text(app, "--type", type, "input type TA or pair TA,TB (matcore list types)");
+  if (type_and_file) Program::text(app, "--type", type, "input type TA or pair TA,TB (matcore list types)");
   Program::text(app, "--out", out, "output / accumulator format: fp32 (default), fp16 (NVIDIA fp16/fp8 inputs), fp64");
   Program::text(app, "--variant", variant, "NVIDIA instruction class where it matters: mma.sync, wgmma, tcgen05");
-  Program::text(app, "--datapath", file, "a datapath file (TOML, docs/datapath-files.md) instead of --arch/--type");
-  Program::text(app, "--set", set, "change fields of the datapath: key=value[,key=value] (matcore show --fields)");
+  if (type_and_file)
+    Program::text(app, "--datapath", file, "a datapath file (TOML, docs/datapath-files.md) instead of --arch/--type");
+  set_opt_ = Program::text(app, "--set", set, "change fields of the datapath: key=value[,key=value] (matcore show --fields)");
+}
+
+void DatapathArgs::apply_set(Datapath& dp) const {
+  if (!set_given() && set.empty()) return;
+  try {
+    apply_settings(dp, set);
+    validate_datapath(dp);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--set: ") + e.what());
+  }
 }
 
 Datapath DatapathArgs::resolve() const {
@@ -34,7 +46,7 @@ Datapath DatapathArgs::resolve() const {
     dp = load_datapath_file(file);
   } else {
     if (arch.empty() || type.empty()) {
-      if (!optional_ || !arch.empty() || !type.empty() || !set.empty())
+      if (!optional_ || !arch.empty() || !type.empty() || set_given())
         throw UsageError("a datapath is needed: --arch A --type T (a preset) or --datapath FILE");
     }
     try {
@@ -43,14 +55,7 @@ Datapath DatapathArgs::resolve() const {
       throw UsageError(e.what());
     }
   }
-  if (!set.empty()) {
-    try {
-      apply_settings(dp, set);
-      validate_datapath(dp);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(std::string("--set: ") + e.what());
-    }
-  }
+  apply_set(dp);
   return dp;
 }
 
@@ -110,7 +115,39 @@ CLI::Option* Program::text(CLI::App* cmd, const std::string& name, std::string& 
   return cmd->add_option(name, var, help)->check(kNotAnOption);
 }
 
+void no_flag_values(CLI::App* app) {
+  static const CLI::Validator kFlagWord(
+      [](std::string& s) -> std::string {
+        std::string l;
+        for (char ch : s) l += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        for (const char* w : {"true", "false", "yes", "no", "on", "off", "1", "0"})
+          if (l == w) return std::string();
+        return "a flag takes no value, or one of true, false, yes, no, on, off, 1, 0 (got '" + excerpt(s) + "')";
+      },
+      "");
+  for (CLI::Option* o : app->get_options())
+    if (o->nonpositional() && o->get_expected_min() == 0 && o->get_expected_max() == 0) o->check(kFlagWord);
+  for (CLI::App* sub : app->get_subcommands([](const CLI::App*) { return true; })) no_flag_values(sub);
+}
+
+namespace {
+
+/// The exit status after standard output has been checked (a write that failed is a failure).
+int checked(int rc, const std::string& prefix) {
+  try {
+    finish_stdout();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: error: %s\n", prefix.c_str(), e.what());
+    return 2;
+  }
+  return rc;
+}
+}  // namespace
+
 int Program::run(int argc, char** argv) {
+  install_output_signals();
+  IoScope io;  // the files this command reads and writes (output.hpp)
+  no_flag_values(&app_);
   const CLI::App* chosen = nullptr;
   auto sub_name = [&]() -> std::string {
     const auto subs = app_.get_subcommands();
@@ -122,10 +159,10 @@ int Program::run(int argc, char** argv) {
     chosen = subs.empty() ? nullptr : subs[0];
   } catch (const CLI::CallForHelp&) {
     std::cout << app_.help();
-    return 0;
+    return checked(0, name_);
   } catch (const CLI::CallForAllHelp&) {
     std::cout << app_.help("", CLI::AppFormatMode::All);
-    return 0;
+    return checked(0, name_);
   } catch (const CLI::ParseError& e) {
     const std::string sub = sub_name();
     if (argc < 2) {
@@ -146,7 +183,9 @@ int Program::run(int argc, char** argv) {
   }
   const std::string prefix = name_ + " " + chosen->get_name();
   try {
-    return actions_.at(chosen)();
+    const int rc = actions_.at(chosen)();
+    finish_stdout();
+    return rc;
   } catch (const UsageError& e) {
     std::fprintf(stderr, "%s: %s\n(run '%s --help' for usage)\n", prefix.c_str(), e.what(), prefix.c_str());
   } catch (const std::bad_alloc&) {

@@ -1,4 +1,5 @@
 // Datapath files (TOML, on toml++): see datapath_file.hpp.
+#include "matcore/output.hpp"
 #include "matcore/datapath_file.hpp"
 
 // toml++ header-only in this one translation unit (CMakeLists.txt)
@@ -7,7 +8,11 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
+#include <vector>
 #include <sstream>
 
 #include "matcore/fields.hpp"
@@ -72,9 +77,19 @@ Datapath preset_by_path(const std::string& name) {
 }
 
 Datapath datapath_by_name(const std::string& name) {
+  // a regular file, or a name ending in .toml, is a datapath file; anything else (a directory
+  // h100/fp16 included) a preset name, and a directory that is no preset is an error
   struct stat st{};
-  if (::stat(name.c_str(), &st) == 0 || (name.size() > 5 && name.compare(name.size() - 5, 5, ".toml") == 0))
+  const bool exists = ::stat(name.c_str(), &st) == 0;
+  if ((exists && S_ISREG(st.st_mode)) || (name.size() > 5 && name.compare(name.size() - 5, 5, ".toml") == 0))
     return load_datapath_file(name);
+  if (exists) {
+    try {
+      return preset_by_path(name);
+    } catch (const std::invalid_argument&) {
+      return load_datapath_file(name);  // "is a directory", "is not a regular file"
+    }
+  }
   return preset_by_path(name);
 }
 
@@ -125,8 +140,20 @@ Datapath datapath_from_toml(const std::string& text, const std::string& source) 
     dp.family = "custom";
   }
   bool type_set = false;
-  for (auto&& [key, node] : tbl) {
-    const std::string k(key.str());
+  // in the order of the file (a toml::table iterates its keys sorted), so that the first error
+  // reported is the first in the file
+  std::vector<std::pair<std::string, const toml::node*>> keys;
+  for (auto&& [key, node] : tbl) keys.emplace_back(std::string(key.str()), &node);
+  std::stable_sort(keys.begin(), keys.end(), [](const auto& x, const auto& y) {
+    const auto& p = x.second->source().begin;
+    const auto& q = y.second->source().begin;
+    return p.line != q.line ? p.line < q.line : p.column < q.column;
+  });
+  if (keys.empty())
+    throw InputError(source + ": no fields (an empty datapath file; start from `matcore show --arch A --type T`)");
+  for (const auto& kv : keys) {
+    const std::string& k = kv.first;
+    const toml::node& node = *kv.second;
     if (k == "base") continue;
     const std::string at = where(source, node.source());
     const Field* f = find_field(k);
@@ -142,9 +169,9 @@ Datapath datapath_from_toml(const std::string& text, const std::string& source) 
         ok = node.is_integer();
         if (ok) v = std::to_string(*node.value<int64_t>());
         break;
-      case FieldKind::Limit:
+      case FieldKind::Limit:  // an integer, or the string of the none word ("none"), not "12"
         if (node.is_integer()) v = std::to_string(*node.value<int64_t>());
-        else if (node.is_string()) v = *node.value<std::string>();
+        else if (node.is_string() && *node.value<std::string>() == f->none_word) v = f->none_word;
         else ok = false;
         break;
       case FieldKind::Bool:
@@ -179,8 +206,17 @@ Datapath datapath_from_toml(const std::string& text, const std::string& source) 
 }
 
 Datapath load_datapath_file(const std::string& path) {
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0)
+    throw InputError(path + ": cannot open datapath file (" + std::strerror(errno) + ")");
+  if (S_ISDIR(st.st_mode)) throw InputError(path + ": is a directory (a datapath file is expected)");
+  if (!S_ISREG(st.st_mode))
+    throw InputError(path + ": is not a regular file (a pipe or device; a datapath file is expected)");
+  if (st.st_size == 0) throw InputError(path + ": is empty (a datapath file is expected)");
+  if (st.st_size > (1 << 20)) throw InputError(path + ": is over 1 MiB (a datapath file is a page of TOML)");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open datapath file");
+  if (!in) throw InputError(path + ": cannot open datapath file (" + std::strerror(errno) + ")");
+  note_input(path);
   std::ostringstream ss;
   ss << in.rdbuf();
   if (in.bad()) throw InputError(path + ": read error");

@@ -1,4 +1,5 @@
 // matcore: the explain engine (see explain.hpp).
+#include "matcore/output.hpp"
 #include "matcore/explain.hpp"
 
 #include <sys/stat.h>
@@ -97,31 +98,30 @@ std::vector<std::string> words(const std::string& line) {
 
 }  // namespace
 
-std::vector<ExplainSample> parse_mismatch_list(const Datapath& dp, std::istream& in) {
+std::vector<ExplainSample> parse_mismatch_list(const Datapath& dp, std::istream& in, const std::string& source) {
   std::vector<ExplainSample> out;
   std::string line;
   int ln = 0;
   ExplainSample cur;
   int have = 0;  // bit 0: header, 1: a, 2: b, 3: c
+  int head_ln = 0;  // the line of the current sample's header
   auto flush = [&] {
     if (have == 0) return;
-    if (have != 15)
-      throw std::invalid_argument("mismatch list: sample " + std::to_string(cur.index) +
-                                  " lacks its a:, b: or c: line");
-    if (cur.a.size() != cur.b.size())
-      throw std::invalid_argument("mismatch list: sample " + std::to_string(cur.index) +
-                                  ": a and b have different lengths");
+    const std::string at = source + ":" + std::to_string(head_ln) + ": sample " + std::to_string(cur.index);
+    if (have != 15) throw std::invalid_argument(at + " lacks its a:, b: or c: line");
+    if (cur.a.size() != cur.b.size()) throw std::invalid_argument(at + ": a and b have different lengths");
     out.push_back(cur);
     cur = ExplainSample{};
     have = 0;
   };
   while (std::getline(in, line)) {
     ++ln;
-    const std::string where = "mismatch list line " + std::to_string(ln);
+    const std::string where = source + ":" + std::to_string(ln);
     const std::vector<std::string> w = words(line);
     if (w.empty()) continue;
     if (w[0] == "mismatch" && w.size() >= 3 && w[1] == "sample") {
       flush();
+      head_ln = ln;
       if (w[2].empty() || w[2].size() > 19 || w[2].find_first_not_of("0123456789") != std::string::npos)
         throw InputError(where + ": sample: '" + excerpt(w[2]) + "' is not a sample index");
       cur.index = std::stoull(w[2]);
@@ -233,14 +233,15 @@ int ExplainCmd::run() const {
   if (modes != 1) throw UsageError("give exactly one of --a/--b/--d, --mismatches, --file");
   if (!mismatches.empty()) {
     if (mismatches == "-") {
-      list = parse_mismatch_list(dp, std::cin);
+      list = parse_mismatch_list(dp, std::cin, "standard input");
     } else {
       struct stat st;
       if (::stat(mismatches.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
         throw InputError(mismatches + ": is a directory (the output of matcore validate is expected)");
       std::ifstream in(mismatches);
       if (!in) throw InputError(mismatches + ": cannot open file for reading (" + std::strerror(errno) + ")");
-      list = parse_mismatch_list(dp, in);
+      note_input(mismatches);
+      list = parse_mismatch_list(dp, in, mismatches);
     }
     if (list.empty()) throw InputError(mismatches + ": no 'mismatch sample' entries");
   } else if (!file.empty()) {

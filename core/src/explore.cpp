@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <mutex>
+#include <cerrno>
 #include <sstream>
 #include <type_traits>
 
@@ -294,15 +295,28 @@ std::pair<std::string, std::vector<std::string>> parse_sweep(const std::string& 
     char* e2 = nullptr;
     char* e3 = nullptr;
     const std::string lo_s = rest.substr(0, dots);
+    errno = 0;
     const long lo = std::strtol(lo_s.c_str(), &e1, 10), hi = std::strtol(hi_s.c_str(), &e2, 10),
                step = std::strtol(step_s.c_str(), &e3, 10);
-    if (lo_s.empty() || hi_s.empty() || *e1 || *e2 || *e3 || step < 1 || hi < lo || (hi - lo) / step > 10000)
+    if (lo_s.empty() || hi_s.empty() || *e1 || *e2 || *e3 || errno == ERANGE || step < 1 || hi < lo)
       throw FieldError("--sweep " + name + ": '" + rest + "' is not LO..HI[:STEP] with LO <= HI, STEP >= 1");
+    for (const std::string& end : {lo_s, hi_s}) {  // both ends in the field's range, before any value is made
+      Datapath probe = dp;
+      set_field(probe, name, end);
+    }
+    if ((static_cast<__int128>(hi) - lo) / step + 1 > kMaxSweepValues)
+      throw FieldError("--sweep " + name + ": '" + rest + "' has more than " + std::to_string(kMaxSweepValues) +
+                       " values (docs/cli.md, \"Limits\")");
     for (long v = lo; v <= hi; v += step) values.push_back(std::to_string(v));
   } else {
     std::istringstream in(rest);
     std::string v;
-    while (std::getline(in, v, ',')) values.push_back(v);
+    while (std::getline(in, v, ',')) {
+      values.push_back(v);
+      if (values.size() > static_cast<size_t>(kMaxSweepValues))
+        throw FieldError("--sweep " + name + ": more than " + std::to_string(kMaxSweepValues) +
+                         " values (docs/cli.md, \"Limits\")");
+    }
   }
   if (values.empty()) throw FieldError("--sweep " + name + ": no values");
   for (const std::string& v : values) {

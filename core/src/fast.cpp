@@ -768,13 +768,25 @@ void batch_rows(const Impl& I, const T* a, const T* b, const T* c, T* d, size_t 
   // the last, partial block of samples is copied into zero-padded rows; each block is turned
   // into columns (operand k of the block's samples side by side) once for all its groups
   std::vector<T> padA, padB;
-  std::vector<uint64_t> At(static_cast<size_t>(L) * Ks), Bt(At.size());
+  std::vector<uint64_t> At, Bt;  // allocated when a block goes through the lanes
   alignas(64) uint64_t C[L], Cf[L];
   lanes::LaneOut o, o2;
   for (size_t i0 = 0; i0 < n; i0 += L) {
     const int m = static_cast<int>(std::min<size_t>(L, n - i0));
     const T* pa = a + i0 * Ks;
     const T* pb = b + i0 * Ks;
+    if (m < L && Ks > (size_t{1} << 14)) {
+      // a partial block of very long samples (validate's blocks of K = 2^20 hold one): the
+      // scalar kernel (the same bits) instead of L zero-padded rows and their columns, 4 L K
+      // words (512 MiB at K = 2^20)
+      for (int i = 0; i < m; ++i)
+        d[i0 + i] = static_cast<T>(one_sample(I, pa + i * Ks, pb + i * Ks, K, c[i0 + i], w));
+      continue;
+    }
+    if (At.empty()) {
+      At.resize(static_cast<size_t>(L) * Ks);
+      Bt.resize(At.size());
+    }
     if (m < L) {
       padA.assign(static_cast<size_t>(L) * Ks, 0);
       padB.assign(padA.size(), 0);

@@ -301,7 +301,7 @@ std::string field_allowed(const Field& f) {
     case FieldKind::Choice: return "one of: " + join(f.choices);
     case FieldKind::Format: return "a format name: " + join(f.choices);
     case FieldKind::Bits: return "a hex bit pattern 0x... (at most 16 digits)";
-    case FieldKind::Text: return "any text";
+    case FieldKind::Text: return "printable ASCII text";
   }
   return "";
 }
@@ -332,7 +332,11 @@ void set_field(Datapath& dp, const std::string& name, const std::string& value) 
       ok = value.size() > 2 && value.size() <= 18 && value[0] == '0' && (value[1] == 'x' || value[1] == 'X') &&
            value.find_first_not_of("0123456789abcdefABCDEF", 2) == std::string::npos;
       break;
-    case FieldKind::Text: ok = value.find('\n') == std::string::npos; break;
+    case FieldKind::Text:
+      // printable ASCII only: what `show` writes must read back (no control characters, no
+      // bytes that are not UTF-8)
+      ok = std::all_of(value.begin(), value.end(), [](char ch) { return ch >= 0x20 && ch < 0x7f; });
+      break;
   }
   if (!ok)
     throw FieldError("field '" + f->name + "': must be " + field_allowed(*f) + " (got '" + excerpt(value) + "')");

@@ -734,7 +734,18 @@ RtlTop rtl_top(const Datapath& dp, const std::string& module) {
   validate_datapath(dp);
   if (dp.out_fmt.enc != Encoding::IEEE)
     throw std::invalid_argument("datapath " + dp.name() + ": field 'out_fmt': the RTL rounder needs an IEEE-encoded output format");
-  return Gen(dp, module).run();
+  RtlTop t = Gen(dp, module).run();
+  if (rtl_size(t, dp) > kRtlSizeLimit)
+    throw std::invalid_argument("datapath " + dp.name() + ": too large for the RTL engine: n_fma x widest adder = " +
+                                std::to_string(dp.n_fma) + " x " + std::to_string(rtl_size(t, dp) / dp.n_fma) +
+                                " bits > " + std::to_string(kRtlSizeLimit) + " (docs/cli.md, \"Limits\")");
+  return t;
+}
+
+long rtl_size(const RtlTop& t, const Datapath& dp) {
+  int widest = 0;
+  for (const auto& a : t.adders) widest = std::max(widest, a.second);
+  return static_cast<long>(dp.n_fma) * widest;
 }
 
 std::vector<std::string> rtl_stage_sources() {
@@ -789,11 +800,68 @@ void mkdirs(const std::string& p) {
     }
 }
 
+/// The RTL cache (docs/rtl.md): $MATCORE_RTL_CACHE, which must be an existing writable
+/// directory; else $XDG_CACHE_HOME/matcore/rtl, ~/.cache/matcore/rtl or /tmp/matcore-rtl-UID,
+/// created below a directory that exists. An empty variable counts as unset (never "/").
 std::string cache_root() {
-  if (const char* e = std::getenv("MATCORE_RTL_CACHE")) return absolute(e);
-  if (const char* x = std::getenv("XDG_CACHE_HOME")) return absolute(std::string(x) + "/matcore/rtl");
-  if (const char* h = std::getenv("HOME")) return std::string(h) + "/.cache/matcore/rtl";
-  return "/tmp/matcore-rtl-" + std::to_string(::getuid());
+  auto set = [](const char* v) -> const char* {
+    const char* e = std::getenv(v);
+    return e && *e ? e : nullptr;
+  };
+  if (const char* e = set("MATCORE_RTL_CACHE")) {
+    const std::string r = absolute(e);
+    struct stat st{};
+    if (::stat(r.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+      throw InputError("MATCORE_RTL_CACHE=" + std::string(e) + ": not an existing directory (create it, or unset the variable)");
+    if (::access(r.c_str(), W_OK | X_OK) != 0)
+      throw InputError("MATCORE_RTL_CACHE=" + std::string(e) + ": not writable (" + std::strerror(errno) + ")");
+    return r;
+  }
+  std::string base, below;
+  if (const char* x = set("XDG_CACHE_HOME")) base = absolute(x), below = "/matcore/rtl";
+  else if (const char* h = set("HOME")) base = h, below = "/.cache/matcore/rtl";
+  else base = "/tmp", below = "/matcore-rtl-" + std::to_string(::getuid());
+  struct stat st{};
+  if (::stat(base.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw InputError(base + ": the RTL cache would go below it, but it is not a directory (set MATCORE_RTL_CACHE)");
+  return base + below;
+}
+
+/// A temporary directory that is removed when it goes out of scope and on a signal.
+struct TempDir {
+  std::string path;
+  int slot = -1;
+  bool keep = false;
+  explicit TempDir(std::string tmpl) {
+    if (!::mkdtemp(&tmpl[0]))
+      throw InputError(tmpl.substr(0, tmpl.rfind('/')) + ": cannot create a directory (" + std::strerror(errno) + ")");
+    path = tmpl;
+    slot = register_temp(path, true);
+  }
+  ~TempDir() {
+    if (!keep) run_tool("rm -rf " + shell_quote(path), 600, "rm");
+    unregister_temp(slot);
+  }
+};
+
+std::string tmp_base() {
+  const char* t = std::getenv("TMPDIR");
+  return t && *t ? t : "/tmp";
+}
+
+/// The last lines of a tool's log, for its error message.
+std::string log_tail(const std::string& path, size_t lines = 6) {
+  std::ifstream f(path, std::ios::binary);
+  std::vector<std::string> last;
+  std::string l;
+  while (std::getline(f, l)) {
+    if (l.empty()) continue;
+    last.push_back(l.size() > 300 ? l.substr(0, 300) + "..." : l);
+    if (last.size() > lines) last.erase(last.begin());
+  }
+  std::string r;
+  for (const std::string& x : last) r += "\n  " + x;
+  return r;
 }
 
 std::string verilator_cmd() {
@@ -864,7 +932,7 @@ void keep_runtime(const std::string& obj, const std::vector<std::string>& runtim
     if (::rename(tmpl.c_str(), rt_dir.c_str()) == 0) return;
   } catch (const InputError&) {
   }
-  std::system(("rm -rf " + shell_quote(tmpl)).c_str());
+  run_tool("rm -rf " + shell_quote(tmpl), 600, "rm");
 }
 
 }  // namespace
@@ -905,6 +973,11 @@ std::string rtl_simulator(const Datapath& dp, bool trace) {
   std::string tmpl = root + "/.build-" + rtl_module_name(dp) + "-XXXXXX";
   if (!::mkdtemp(&tmpl[0])) throw InputError(root + ": cannot create a build directory (" + std::strerror(errno) + ")");
   const std::string tmp = tmpl;
+  // a signal removes the unfinished build; a failed one stays for its log (see build.log)
+  struct Slot {
+    int s;
+    ~Slot() { unregister_temp(s); }
+  } slot{register_temp(tmp, true)};
   {
     std::ofstream f(tmp + "/top.sv");
     f << t.text;
@@ -920,7 +993,7 @@ std::string rtl_simulator(const Datapath& dp, bool trace) {
                     " --Mdir " + shell_quote(obj) + " -o " + shell_quote(tmp + "/sim") + (trace ? " --trace" : "");
   for (const std::string& s : t.sources) cmd += " " + shell_quote(dir + "/" + s);
   cmd += " " + shell_quote(tmp + "/top.sv") + " " + shell_quote(harness) + " > " + shell_quote(tmp + "/build.log") + " 2>&1";
-  if (std::system(cmd.c_str()) != 0)
+  if (run_tool(cmd, tool_timeout(900), "verilator (the RTL build of " + dp.name() + ")") != 0)
     throw InputError("RTL build of " + t.module + " (" + dp.name() + ") failed; see " + tmp + "/build.log");
   const std::vector<std::string> runtime = runtime_objects(obj + "/Vtop_classes.mk");
   const std::string rt_dir = root + "/runtime-" + runtime_key(version, flags, trace);
@@ -929,13 +1002,13 @@ std::string rtl_simulator(const Datapath& dp, bool trace) {
   if (rt_cached)
     for (const std::string& o : runtime) copy_file(rt_dir + "/" + o, obj + "/" + o);
   const std::string make = "make -C " + shell_quote(obj) + " -f Vtop.mk -j 2 >> " + shell_quote(tmp + "/build.log") + " 2>&1";
-  if (std::system(make.c_str()) != 0 || !is_file(tmp + "/sim"))
+  if (run_tool(make, tool_timeout(900), "make (the RTL build of " + dp.name() + ")") != 0 || !is_file(tmp + "/sim"))
     throw InputError("RTL build of " + t.module + " (" + dp.name() + ") failed; see " + tmp + "/build.log");
   if (!rt_cached && !runtime.empty()) keep_runtime(obj, runtime, rt_dir);
-  std::system(("rm -rf " + shell_quote(tmp + "/obj")).c_str());  // keep the executable, the top and the log
+  run_tool("rm -rf " + shell_quote(tmp + "/obj"), 600, "rm");  // keep the executable, the top and the log
   if (::rename(tmp.c_str(), final_dir.c_str()) != 0) {
     // another process built the same simulator first: use that one
-    std::system(("rm -rf " + shell_quote(tmp)).c_str());
+    run_tool("rm -rf " + shell_quote(tmp), 600, "rm");
     if (!is_file(exe)) throw InputError(final_dir + ": cannot install the RTL simulator (" + std::strerror(errno) + ")");
   }
   return exe;
@@ -943,18 +1016,8 @@ std::string rtl_simulator(const Datapath& dp, bool trace) {
 
 std::vector<uint64_t> rtl_run(const Datapath& dp, const std::vector<RtlSample>& samples, const std::string& vcd) {
   const std::string exe = rtl_simulator(dp, !vcd.empty());
-  char in_t[] = "/tmp/matcore-rtl-in-XXXXXX";
-  const int fd = ::mkstemp(in_t);
-  if (fd < 0) throw InputError(std::string("/tmp: cannot create a temporary file (") + std::strerror(errno) + ")");
-  ::close(fd);
-  const std::string in = in_t, out = in + ".d";
-  struct Cleanup {
-    std::string a, b;
-    ~Cleanup() {
-      std::remove(a.c_str());
-      std::remove(b.c_str());
-    }
-  } cleanup{in, out};
+  const TempDir work(tmp_base() + "/matcore-rtl-run-XXXXXX");
+  const std::string in = work.path + "/in.txt", out = work.path + "/d.txt";
   {
     std::string text;
     char buf[160];
@@ -979,7 +1042,18 @@ std::vector<uint64_t> rtl_run(const Datapath& dp, const std::vector<RtlSample>& 
   std::string cmd = shell_quote(exe) + " " + shell_quote(in) + " " + shell_quote(out);
   if (!vcd.empty()) cmd += " --vcd " + shell_quote(vcd);
   if (std::getenv("MATCORE_RTL_STATS")) cmd += " --stats";  // simulation speed on stderr (docs/performance.md)
-  if (std::system(cmd.c_str()) != 0) throw InputError("the RTL simulation of " + dp.name() + " failed (" + exe + ")");
+  cmd += " 2> " + shell_quote(work.path + "/sim.log");
+  const size_t values = [&] {
+    size_t v = 0;
+    for (const RtlSample& s : samples) v += s.a.size() + 1;
+    return v;
+  }();
+  // a minute, and a second for every 10^5 values (the simulator runs about 10^6 a second)
+  const int limit = tool_timeout(60 + static_cast<int>(std::min<size_t>(values / 100000, 86000)));
+  const int st = run_tool(cmd, limit, "the RTL simulation of " + dp.name());
+  if (std::getenv("MATCORE_RTL_STATS")) std::fputs(log_tail(work.path + "/sim.log", 20).c_str(), stderr);
+  if (st != 0)
+    throw InputError("the RTL simulation of " + dp.name() + " failed (" + exe + ")" + log_tail(work.path + "/sim.log"));
   std::vector<uint64_t> d;
   d.reserve(samples.size());
   FILE* f = std::fopen(out.c_str(), "r");
@@ -1069,11 +1143,14 @@ std::string base_of(const std::string& type) {
 
 RtlCost rtl_cost(const Datapath& dp) {
   const RtlTop t = rtl_top(dp);
-  if (std::system("yosys -V > /dev/null 2>&1") != 0)
+  if (rtl_size(t, dp) > kCostSizeLimit)
+    throw InputError("datapath " + dp.name() + ": too large for matcore cost (yosys would run for many minutes): n_fma x "
+                     "widest adder = " + std::to_string(dp.n_fma) + " x " + std::to_string(rtl_size(t, dp) / dp.n_fma) +
+                     " bits > " + std::to_string(kCostSizeLimit) + " (docs/cli.md, \"Limits\")");
+  if (run_tool("yosys -V > /dev/null 2>&1", 60, "yosys -V") != 0)
     throw InputError("matcore cost needs yosys (Debian package yosys; scripts/install-deps.sh installs it)");
-  char tmpl[] = "/tmp/matcore-cost-XXXXXX";
-  if (!::mkdtemp(tmpl)) throw InputError(std::string("/tmp: cannot create a directory (") + std::strerror(errno) + ")");
-  const std::string dir = tmpl;
+  const TempDir work(tmp_base() + "/matcore-cost-XXXXXX");
+  const std::string& dir = work.path;
   {
     std::ofstream f(dir + "/top.sv");
     f << t.text;
@@ -1085,9 +1162,10 @@ RtlCost rtl_cost(const Datapath& dp) {
   const std::string script = "read_verilog -sv " + files + "; synth -top " + t.module + "; tee -q -o " + dir +
                              "/stat.txt stat -tech cmos";
   const auto t0 = std::chrono::steady_clock::now();
-  const int st = std::system(("yosys -q -l " + shell_quote(dir + "/yosys.log") + " -p " + shell_quote(script) + " > /dev/null 2>&1").c_str());
+  const int st = run_tool("yosys -q -l " + shell_quote(dir + "/yosys.log") + " -p " + shell_quote(script) + " > /dev/null 2>&1",
+                          tool_timeout(600), "yosys (the cost of " + dp.name() + ")");
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (st != 0) throw InputError("yosys failed on " + t.module + " (" + dp.name() + "); see " + dir + "/yosys.log");
+  if (st != 0) throw InputError("yosys failed on " + t.module + " (" + dp.name() + "):" + log_tail(dir + "/yosys.log"));
   const auto mods = parse_stat(slurp(dir + "/stat.txt"));
   const auto top = mods.find(t.module);
   if (top == mods.end()) throw InputError(dir + "/stat.txt: no statistics of " + t.module);
@@ -1138,7 +1216,6 @@ RtlCost rtl_cost(const Datapath& dp) {
   const auto all = total_of(mods, t.module);
   c.cells = all.first;
   c.nand2 = all.second / 4.0;
-  std::system(("rm -rf " + shell_quote(dir)).c_str());
   return c;
 }
 

@@ -1,3 +1,4 @@
+#include "matcore/output.hpp"
 #include "matcore/table.hpp"
 
 #include <fstream>
@@ -140,6 +141,7 @@ uint64_t operand_in(const Datapath& dp, const Format& f, const std::string& text
 std::vector<TableCase> read_table(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw InputError(path + ": cannot open file for reading");
+  note_input(path);
   std::vector<TableCase> out;
   std::string line, comment, type;
   std::vector<std::string> presets;

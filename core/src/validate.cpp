@@ -384,6 +384,7 @@ struct Mapped {
   explicit Mapped(const std::string& path) {
     fd = ::open(path.c_str(), O_RDONLY);
     if (fd < 0) return;
+    note_input(path);
     struct stat st;
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return;
     size = static_cast<size_t>(st.st_size);
@@ -646,7 +647,10 @@ StreamResult stream_grid(const Datapath& dp, const std::string& pa, const std::s
     Part& pt = parts[t];
     // a block of samples is parsed, then evaluated by the fast kernels' batch (SIMD lanes),
     // then written and compared
-    const uint64_t block = 1024;
+    // 1024 samples, fewer for long lines: about 2^18 values a block (4 MiB a thread; K = 2^20
+    // used to take 16 GiB), a full lane block (16) up to K = 2^14
+    const uint64_t block = std::min<uint64_t>(
+        1024, std::max<uint64_t>(K <= (1 << 14) ? 16 : 1, (uint64_t{1} << 18) / static_cast<uint64_t>(K)));
     std::vector<uint64_t> AB(block * static_cast<size_t>(K)), BB(AB.size()), CB(block), DB(block), GB(block);
     std::string text;
     try {
@@ -835,7 +839,7 @@ StreamResult stream_general(const Datapath& dp, const std::string& pa, const std
         bad(pa, x.ba.lineno[0], "K", "line holds " + std::to_string(K) + " values, more than " + std::to_string(kMaxK));
       if (expect_k > 0 && K != expect_k)
         bad(pa, x.ba.lineno[0], "K", "line holds " + std::to_string(K) + " values, expected K = " + std::to_string(expect_k));
-      chunk = std::max<size_t>(1, std::min<size_t>(chunk, (size_t{1} << 22) / static_cast<size_t>(K)));
+      chunk = std::max<size_t>(1, std::min<size_t>(chunk, (size_t{1} << 20) / static_cast<size_t>(K)));
     }
     if (m && consumed == 0) {
       form_a = ab_form(dp.a_fmt, first_token_len(x.ba.data.data() + x.ba.start[0], x.ba.len[0]));

@@ -86,6 +86,7 @@ std::FILE* open_input(const std::string& path) {
     throw InputError(path + ": is a directory (a vector file is expected)");
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw InputError(path + ": cannot open file for reading (" + std::strerror(errno) + ")");
+  note_input(path);
   return f;
 }
 

@@ -145,13 +145,36 @@ int main(int argc, char** argv) {
   }
   std::fclose(in);
 
+#if VM_TRACE
+  // Verilator's own file retries a write that makes no progress forever and fails fatally
+  // through a path that can deadlock (a full disk hung `trace --engine rtl`): this one exits.
+  struct CheckedVcdFile : VerilatedVcdFile {
+    std::string name;
+    bool open(const std::string& n) override {
+      name = n;
+      return VerilatedVcdFile::open(n);
+    }
+    ssize_t write(const char* p, ssize_t len) override {
+      ssize_t w;
+      do w = VerilatedVcdFile::write(p, len);
+      while (w < 0 && errno == EINTR);
+      if (w <= 0) {
+        const std::string why = w < 0 ? std::strerror(errno) : "no progress";
+        std::fprintf(stderr, "harness: %s: write failed (%s)\n", name.c_str(), why.c_str());
+        std::_Exit(3);
+      }
+      return w;
+    }
+  };
+  CheckedVcdFile vcd_file;
+#endif
   auto ctx = std::make_unique<VerilatedContext>();
   auto top = std::make_unique<Vtop>(ctx.get());
 #if VM_TRACE
   std::unique_ptr<VerilatedVcdC> tfp;
   if (vcd) {
     ctx->traceEverOn(true);
-    tfp = std::make_unique<VerilatedVcdC>();
+    tfp = std::make_unique<VerilatedVcdC>(&vcd_file);
     top->trace(tfp.get(), 99);
     tfp->open(vcd);
   }

@@ -34,15 +34,23 @@ struct DatapathArgs {
   std::string arch, type, out, variant, file, set;
   /// Adds the options to `app`; one of --arch/--type and --datapath is required unless
   /// `optional`.
-  void add(CLI::App* app, bool optional = false);
+  /// With `type_and_file` false only --arch, --out, --variant and --set (mfma: the instruction
+  /// names the type).
+  void add(CLI::App* app, bool optional = false, bool type_and_file = true);
   /// Whether a datapath was named (a preset or a file).
   bool given() const { return !arch.empty() || !type.empty() || !file.empty(); }
   /// The datapath they name (UsageError with the known names or the allowed values of the
   /// field; InputError for a malformed file).
   Datapath resolve() const;
+  /// Applies --set (when given, even empty) to dp and validates the result; UsageError naming
+  /// --set.
+  void apply_set(Datapath& dp) const;
+  /// Whether --set was given (an empty --set '' is given, and refused).
+  bool set_given() const { return set_opt_ && set_opt_->count() > 0; }
 
  private:
   bool optional_ = false;
+  CLI::Option* set_opt_ = nullptr;
 };
 
 /// An integer in [lo, hi] (decimal, nothing else on the line); UsageError naming `what`.
@@ -51,6 +59,10 @@ long long to_int(const std::string& what, const std::string& s, long long lo, lo
 CLI::Validator int_range(long long lo, long long hi);
 /// Refuses a value that is itself an option ("--a --b x": --a has no value).
 extern const CLI::Validator kNotAnOption;
+
+/// Flags take no value or a truth word ("--zero-c=2" is an error, "--zero-c=no" false), here and in every
+/// subcommand of `app`.
+void no_flag_values(CLI::App* app);
 
 class Program {
  public:

@@ -65,7 +65,9 @@ Explanation explain_sample(const Datapath& dp, const std::vector<Variation>& var
 
 /// Reads the mismatch list `matcore validate` prints ("mismatch sample N ... hardware 0x..",
 /// then "a:", "b:", "c:" lines). Throws std::invalid_argument on malformed input.
-std::vector<ExplainSample> parse_mismatch_list(const Datapath& dp, std::istream& in);
+/// `source` names the log in errors ("LOG:12: a: '3c0000' is wider than 16 bits").
+std::vector<ExplainSample> parse_mismatch_list(const Datapath& dp, std::istream& in,
+                                               const std::string& source = "mismatch list");
 
 /// Samples `idx` (0-based) of DIR/a.txt, b.txt, c.txt and DIR/d.txt (the observed d; needed
 /// with need_d, else read when present). The files must hold the same number of samples and

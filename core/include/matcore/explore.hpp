@@ -29,6 +29,12 @@
 
 namespace mc {
 
+/// Limits of explore, checked before any work (docs/cli.md, "Limits"): values of one --sweep,
+/// and values in the --k list.
+constexpr int kMaxSweepValues = 1000;
+constexpr int kMaxKValues = 64;
+
+
 enum class Workload : uint8_t { Uniform01, Uniform11, Normal, LogUniform, Cancel };
 /// "uniform01", "uniform11", "normal", "loguniform", "cancel".
 const char* to_string(Workload w);

@@ -44,6 +44,14 @@ struct RtlTop {
 /// IEEE-encoded).
 RtlTop rtl_top(const Datapath& dp, const std::string& module = "");
 
+/// The size limits checked before any RTL work (docs/cli.md, "Limits"): n_fma times the widest
+/// adder of the top. Every preset's top is within kRtlSizeLimit (the binary64 exact adders are
+/// 4199 bits wide); `cost` takes designs within kCostSizeLimit (yosys needs over 10 minutes for
+/// the binary64 adders).
+constexpr long kRtlSizeLimit = 6144;
+constexpr long kCostSizeLimit = 2048;
+long rtl_size(const RtlTop& t, const Datapath& dp);
+
 /// "mc_<arch>_<type>[_out16][_<variant>]" with every other character made '_'.
 std::string rtl_module_name(const Datapath& dp);
 
