@@ -132,6 +132,11 @@ TEST(RobustOutputs, DatapathFileErrorsInFileOrderAndStrictTypes) {
   EXPECT_HAS(r.out, "quoted.toml:2:12: field 'emin_lim'");
   const std::string n = tmp("none.toml", "base = \"mi300x/fp16\"\nemin_lim = \"none\"\n");
   EXPECT_EQ(run("dot --a 1 --b 1 --datapath " + n).status, 0);
+  // non-ASCII bytes (toml++ reached __builtin_unreachable on " \xef\xbb\xb1": fuzz_datapath)
+  const std::string u = tmp("utf8.toml", "base = \"mi300x/fp16\"\n \xef\xbb\xb1\n");
+  r = run("dot --a 1 --b 1 --datapath " + u);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_HAS(r.out, "utf8.toml:2:2: byte 0xEF (a datapath file is ASCII text)");
   // text that `show` could not write back: a control character
   r = run(std::string("show ") + kArch + "--set arch=$(printf 'a\\001b')");
   EXPECT_EQ(r.status, 2) << r.out;

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <vector>
@@ -117,6 +118,20 @@ std::string datapath_to_toml(const Datapath& dp) {
 }
 
 Datapath datapath_from_toml(const std::string& text, const std::string& source) {
+  // ASCII only: every field value is ASCII, and toml++ 3.3 reaches __builtin_unreachable on some
+  // non-ASCII bytes (found by fuzz_datapath: " \xef\xbb\xb1")
+  int line = 1, col = 1;
+  for (const char ch : text) {
+    const unsigned char u = static_cast<unsigned char>(ch);
+    if (u >= 0x80 || u == 0) {
+      char b[8];
+      std::snprintf(b, sizeof b, "0x%02X", u);
+      throw InputError(source + ":" + std::to_string(line) + ":" + std::to_string(col) + ": byte " + b +
+                       " (a datapath file is ASCII text)");
+    }
+    if (ch == '\n') ++line, col = 1;
+    else ++col;
+  }
   toml::table tbl;
   try {
     tbl = toml::parse(text, source);
