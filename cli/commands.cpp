@@ -568,9 +568,9 @@ struct FeaturesCmd {
     if (!k) throw UsageError("give --k (the device instruction's k) with --emit/--results");
     const FeatureVectors v = feature_vectors(fa, fb, fo, k, dpa.type);
     if (!emit.empty()) {
-      if (::mkdir(emit.c_str(), 0777) != 0 && errno != EEXIST)
-        throw InputError(emit + ": cannot create the directory (" + std::strerror(errno) + ")");
+      OutputDir emit_dir(emit, "--emit");
       emit_feature_vectors(v, emit);
+      emit_dir.keep();
       std::printf("wrote %zu probe vectors (k = %d) to %s/{a,b,c,manifest}.txt: run them on the device, "
                   "then 'matcore features --type %s --k %d --out %s --results D_FILE'\n",
                   v.size(), k, emit.c_str(), dpa.type.c_str(), k, out.c_str());

@@ -282,7 +282,32 @@ TEST(RobustOutputs, SignalsLeaveNoTemporaries) {
                          &text);
     EXPECT_EQ(text.find("rc=0"), std::string::npos) << text;  // killed, not finished
     EXPECT_TRUE(leftovers(out).empty()) << sig;
+    EXPECT_NE(::access(out.c_str(), F_OK), 0) << sig << ": the directory sample created is left behind";
   }
+}
+
+TEST(RobustOutputs, FailedWritesLeaveNoDirectoryTheyCreated) {
+  // A file-size limit stands for a full disk: every write past 4 KiB fails with EFBIG.
+  const std::string s = dir() + "/fsize-sample", f = dir() + "/fsize-probes";
+  CliRun r = run("sample " + kArch + "--n 20000 --out " + s, "ulimit -f 4; ");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_HAS(r.out, "a.txt: write failed");
+  EXPECT_NE(::access(s.c_str(), F_OK), 0) << s;
+  r = run("features --type fp16 --k 16 --emit " + f, "ulimit -f 4; ");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_HAS(r.out, "write failed");
+  EXPECT_NE(::access(f.c_str(), F_OK), 0) << f;
+  // an existing directory stays, with nothing new in it
+  ASSERT_EQ(::mkdir(s.c_str(), 0777), 0);
+  r = run("sample " + kArch + "--n 20000 --out " + s, "ulimit -f 4; ");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_EQ(::access(s.c_str(), F_OK), 0);
+  EXPECT_NE(::access((s + "/a.txt").c_str(), F_OK), 0);
+  EXPECT_TRUE(leftovers(s).empty());
+  r = run("features --type fp16 --k 16 --emit " + f);  // and the four probe files appear together
+  EXPECT_EQ(r.status, 0) << r.out;
+  for (const char* n : {"a.txt", "b.txt", "c.txt", "manifest.txt"})
+    EXPECT_EQ(::access((f + "/" + n).c_str(), F_OK), 0) << n;
 }
 
 TEST(RobustOutputs, HelpOfEveryEngineAndHonestRanges) {

@@ -16,6 +16,7 @@
 // leading bit is E (the "carry" product that lets a unit keeping only P bits below its maximum
 // exponent still show a round bit). Ef is the top exponent of the alignment sweeps (as high as
 // products and the output allow, for the widest spread), Ec the exponent of a large c.
+#include "matcore/output.hpp"
 #include "matcore/features.hpp"
 #include "matcore/fields.hpp"
 
@@ -82,14 +83,15 @@ void emit_feature_vectors(const FeatureVectors& v, const std::string& dir) {
                           v.b_fmt.name + " -> " + v.out_fmt.name + "), K = " +
                           std::to_string(v.K) + ", " + std::to_string(v.size()) +
                           " samples; line i belongs to probe i of manifest.txt\n";
-  write_ab_file(dir + "/a.txt", a, hdr);
-  write_ab_file(dir + "/b.txt", b, hdr);
-  write_cd_file(dir + "/c.txt", c, stored_width(v.out_fmt), hdr);
-  std::FILE* fp = std::fopen((dir + "/manifest.txt").c_str(), "w");
-  if (!fp) throw InputError(dir + "/manifest.txt: cannot open file for writing");
-  std::fputs(hdr.c_str(), fp);
-  for (const std::string& p : v.probe) std::fprintf(fp, "%s\n", p.c_str());
-  if (std::fclose(fp) != 0) throw InputError(dir + "/manifest.txt: write failed");
+  // the four files appear together or not at all
+  OutputFile fa(dir + "/a.txt"), fb(dir + "/b.txt"), fc(dir + "/c.txt"), fm(dir + "/manifest.txt");
+  fa.write(ab_file_text(a, hdr));
+  fb.write(ab_file_text(b, hdr));
+  fc.write(cd_file_text(c, stored_width(v.out_fmt), hdr));
+  std::string text = hdr;
+  for (const std::string& p : v.probe) text += p + "\n";
+  fm.write(text);
+  commit_all({&fa, &fb, &fc, &fm});
 }
 
 uint64_t feature_result_to_file(const Format& out, uint64_t d) {

@@ -27,7 +27,7 @@ constexpr int kSlots = 64;
 constexpr size_t kPathMax = 4096;
 char g_paths[kSlots][kPathMax];
 std::atomic<bool> g_used[kSlots];
-std::atomic<bool> g_is_dir[kSlots];
+std::atomic<int> g_kind[kSlots];  ///< 0 a file, 1 a directory tree, 2 a directory removed if empty
 std::atomic<pid_t> g_child{0};  ///< the process group of the running external tool (run_tool)
 std::mutex g_mutex;
 bool g_installed = false;
@@ -52,10 +52,12 @@ extern "C" void remove_temps_and_die(int sig) {
     ::waitpid(child, nullptr, 0);
   }
   for (int i = 0; i < kSlots; ++i) {
-    if (!g_used[i].load()) continue;
-    if (g_is_dir[i].load()) remove_dir_now(g_paths[i]);
+    if (!g_used[i].load() || g_kind[i].load() == 2) continue;
+    if (g_kind[i].load() == 1) remove_dir_now(g_paths[i]);
     else ::unlink(g_paths[i]);
   }
+  for (int i = 0; i < kSlots; ++i)  // then the output directories the command created
+    if (g_used[i].load() && g_kind[i].load() == 2) ::rmdir(g_paths[i]);
   ::signal(sig, SIG_DFL);
   sigset_t s;
   sigemptyset(&s);
@@ -231,19 +233,23 @@ void forget_output(const std::string& output) {
 }
 }  // namespace
 
-int register_temp(const std::string& path, bool dir) {
+namespace {
+int register_slot(const std::string& path, int kind) {
   std::lock_guard<std::mutex> lock(g_mutex);
   install_handlers();
   if (path.size() >= kPathMax) return -1;
   for (int i = 0; i < kSlots; ++i) {
     if (g_used[i].load()) continue;
     std::memcpy(g_paths[i], path.c_str(), path.size() + 1);
-    g_is_dir[i].store(dir);
+    g_kind[i].store(kind);
     g_used[i].store(true);
     return i;
   }
   return -1;  // more than 64 open outputs: not removed on a signal (never the case in matcore)
 }
+}  // namespace
+
+int register_temp(const std::string& path, bool dir) { return register_slot(path, dir ? 1 : 0); }
 
 void unregister_temp(int slot) {
   if (slot < 0) return;
@@ -372,6 +378,28 @@ void OutputFile::commit() {
   if (::close(fd) != 0) fail("write failed", errno);
   if (::rename(temp_.c_str(), path_.c_str()) != 0) fail("cannot put the output in place", errno);
   temp_.clear();
+  unregister_temp(slot_);
+  slot_ = -1;
+}
+
+OutputDir::OutputDir(const std::string& path, const std::string& what) : path_(path) {
+  if (::mkdir(path.c_str(), 0777) == 0) {
+    created_ = true;
+    slot_ = register_slot(path, 2);
+  } else if (errno != EEXIST)
+    throw InputError(path + ": cannot create the directory of " + what + " (" + std::strerror(errno) + ")");
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw InputError(path + ": is not a directory (" + what + " names a directory)");
+}
+
+OutputDir::~OutputDir() {
+  if (created_) ::rmdir(path_.c_str());  // fails harmlessly when something is in it
+  unregister_temp(slot_);
+}
+
+void OutputDir::keep() {
+  created_ = false;
   unregister_temp(slot_);
   slot_ = -1;
 }

@@ -375,11 +375,7 @@ uint64_t write_samples(const SampleSpec& s, const std::string& dir, unsigned thr
   if (s.N < 1) throw std::invalid_argument("sample: n must be positive");
   if (s.ea_lo > s.ea_hi || s.eb_lo > s.eb_hi || s.ec_lo > s.ec_hi)
     throw std::invalid_argument("sample: empty exponent range");
-  if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST)
-    throw InputError(dir + ": cannot create the output directory (" + std::strerror(errno) + ")");
-  struct stat st;
-  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    throw InputError(dir + ": is not a directory (--out names the directory of a.txt, b.txt, c.txt)");
+  OutputDir out_dir(dir, "--out (a.txt, b.txt, c.txt)");
   threads = thread_count(threads);
 
   // Every value of a file has the same number of hex digits, so every line of a file has the
@@ -561,6 +557,7 @@ uint64_t write_samples(const SampleSpec& s, const std::string& dir, unsigned thr
   }
   if (tty) std::fprintf(stderr, "\r%60s\r", "");
   dist::SharedOutput::commit_all({&fa, &fb, &fc});
+  out_dir.keep();
   return s.N;
 }
 

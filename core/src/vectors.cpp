@@ -235,7 +235,7 @@ std::string excerpt(const std::string& s, size_t max) {
   return r;
 }
 
-void write_ab_file(const std::string& path, const AbFile& f, const std::string& header) {
+std::string ab_file_text(const AbFile& f, const std::string& header) {
   std::string text = header;
   const int digits = f.digits();
   char buf[24];
@@ -247,21 +247,29 @@ void write_ab_file(const std::string& path, const AbFile& f, const std::string& 
     }
     text += '\n';
   }
+  return text;
+}
+
+void write_ab_file(const std::string& path, const AbFile& f, const std::string& header) {
   OutputFile out(path);
-  out.write(text);
+  out.write(ab_file_text(f, header));
   out.commit();
 }
 
-void write_cd_file(const std::string& path, const std::vector<uint64_t>& v, int width,
-                   const std::string& header) {
+std::string cd_file_text(const std::vector<uint64_t>& v, int width, const std::string& header) {
   std::string text = header;
   char buf[24];
   for (uint64_t x : v) {
     std::snprintf(buf, sizeof buf, "%0*llx\n", width / 4, static_cast<unsigned long long>(x));
     text += buf;
   }
+  return text;
+}
+
+void write_cd_file(const std::string& path, const std::vector<uint64_t>& v, int width,
+                   const std::string& header) {
   OutputFile out(path);
-  out.write(text);
+  out.write(cd_file_text(v, width, header));
   out.commit();
 }
 

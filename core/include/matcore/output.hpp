@@ -64,6 +64,24 @@ class OutputFile {
                         ///< dropped without commit() leaves them (a retry may write it again)
 };
 
+/// An output directory (`sample --out`, `features --emit`): created when missing (one level),
+/// and removed again when the command fails before keep() (only if it is still empty), so that
+/// a failed or interrupted command leaves nothing behind. InputError when the path exists and is not a
+/// directory.
+class OutputDir {
+ public:
+  OutputDir(const std::string& path, const std::string& what);
+  ~OutputDir();
+  OutputDir(const OutputDir&) = delete;
+  OutputDir& operator=(const OutputDir&) = delete;
+  void keep();
+
+ private:
+  std::string path_;
+  bool created_ = false;
+  int slot_ = -1;  ///< removed (if empty) on a terminating signal too
+};
+
 /// Commits several outputs as one: a signal that arrives during the renames is held until all
 /// are done (e.g. the a, b and c files of `matcore sample`).
 void commit_all(const std::vector<OutputFile*>& outs);

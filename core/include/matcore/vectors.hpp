@@ -111,6 +111,10 @@ struct TextOperands {
 TextOperands parse_text_operands(const Datapath& dp, const std::string& a, const std::string& b,
                                  const std::string& c);
 
+/// The text of an a/b file (header, then one line of K hex values per sample) and of a c/d file
+/// (one value per line), for writers that commit several files together (commit_all).
+std::string ab_file_text(const AbFile& f, const std::string& header = "");
+std::string cd_file_text(const std::vector<uint64_t>& v, int width, const std::string& header = "");
 void write_ab_file(const std::string& path, const AbFile& f, const std::string& header = "");
 void write_cd_file(const std::string& path, const std::vector<uint64_t>& v, int width,
                    const std::string& header = "");
