@@ -41,8 +41,8 @@ int main(int argc, char** argv) {
   for (const Datapath& dp : all_presets()) {
     if (!wanted(dp)) continue;
     dps.push_back(dp);
-    if (dp.family.rfind("cdna", 0) != 0 && dp.a_fmt.width() <= 16) {
-      try {  // the binary16-output instruction of an NVIDIA input type
+    if (dp.half_out) {
+      try {  // the binary16-output instruction of the input type
         dps.push_back(find_preset(dp.arch, dp.type, "fp16", dp.variant));
       } catch (const std::invalid_argument&) {
       }

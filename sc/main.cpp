@@ -26,6 +26,7 @@
 #include "matcore/explain.hpp"
 #include "matcore/model.hpp"
 #include "matcore/output.hpp"
+#include "matcore/plan.hpp"
 #include "matcore/presets.hpp"
 #include "matcore/validate.hpp"
 #include "matcore/vectors.hpp"
@@ -35,14 +36,13 @@ using namespace mc;
 
 namespace {
 
-/// The committed GTKWave layout for a datapath (by structure, so that e.g. the CDNA3 fp32
-/// SFMA uses the exact-adder layout).
+/// The committed GTKWave layout for a datapath: its preset's `layout` field; a custom design
+/// (datapath file, no layout) gets the layout of the preset family with the same structure.
 std::string layout_of(const Datapath& dp) {
-  switch (dp.adder) {
-    case AdderKind::Exact: return "cdna1";
-    case AdderKind::Pairwise: return "cdna2";
-    default: return dp.late_c ? "cdna3" : "nvidia";
-  }
+  if (!dp.layout.empty()) return dp.layout;
+  for (const Datapath& p : all_presets())
+    if (plan_diagram(p) == plan_diagram(dp)) return p.layout;
+  return "nvidia";
 }
 
 std::string sanitize(std::string s) {
@@ -246,8 +246,8 @@ int TraceCmd::run() const {
   return rc;
 }
 
-/// Layout family of a preset: its AMD family, or "nvidia".
-std::string family_of(const Datapath& dp) { return dp.family.rfind("cdna", 0) == 0 ? dp.family : "nvidia"; }
+/// Layout family of a preset (its field `layout`: cdna1, cdna2, cdna3, nvidia).
+std::string family_of(const Datapath& dp) { return dp.layout; }
 
 struct LayoutCmd {
   std::string family;
@@ -264,7 +264,7 @@ int LayoutCmd::run() const {
     for (const Datapath& dp : all_presets()) {
       if (family_of(dp) != fam) continue;
       dps.push_back(dp);
-      if (fam == "nvidia") {
+      if (dp.half_out) {
         try {
           dps.push_back(find_preset(dp.arch, dp.type, "fp16", dp.variant));
         } catch (const std::invalid_argument&) {

@@ -3,8 +3,10 @@
 // written out here per family rather than read back from the presets.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 
+#include "matcore/instructions.hpp"
 #include "matcore/model.hpp"
 #include "matcore/plan.hpp"
 #include "matcore/presets.hpp"
@@ -153,6 +155,36 @@ TEST(Presets, LookupErrorsListTheChoices) {
   EXPECT_EQ(find_preset("h100", "e4m3", "fp16").variant, "mma.sync");
   EXPECT_EQ(find_preset("mi300x", "bf16_1k").type, "bf16");
   EXPECT_EQ(find_preset("mi300x", "e5m2fnuz,e5m2fnuz").type, "e5m2fnuz");
+}
+
+// Architecture facts are fields of the presets (issue 26, item 5): the layout file, the
+// binary16-output instructions (PTX: f16 accumulators for fp16 and fp8 inputs only) and the
+// instruction classes of sm_120 (mma.sync only, no tf32 mma), each checked against the spec.
+TEST(Presets, ArchitectureFactsAreFields) {
+  for (const Datapath& d : all_presets()) {
+    EXPECT_TRUE(std::ifstream(std::string(MATCORE_SOURCE_DIR) + "/waves/" + d.layout + ".gtkw").good()) << d.name();
+    const bool nv_half = d.nan_invalid == 0x7FFFFFFF && (d.a_fmt == kBinary16 || d.a_fmt.width() == 8);
+    EXPECT_EQ(d.half_out, nv_half) << d.name();
+    if (d.half_out) EXPECT_EQ(find_preset(d.arch, d.type, "fp16").out_fmt, kBinary16) << d.name();
+    else EXPECT_THROW(find_preset(d.arch, d.type, "fp16"), std::invalid_argument) << d.name();
+  }
+  EXPECT_EQ(find_preset("mi300x", "fp32").layout, "cdna3");
+  EXPECT_EQ(find_preset("h100", "fp16").layout, "nvidia");
+  int mma = 0;
+  for (const Instruction* i : instructions_for("rtxpro6000")) {
+    EXPECT_EQ(i->name.rfind("mma.", 0), 0u) << i->name;
+    EXPECT_NE(i->a_type, "tf32") << i->name;
+    ++mma;
+  }
+  EXPECT_EQ(mma, 8);  // m16n8k8 and m16n8k16 of f16 and bf16, m16n8k32 of the four fp8 pairs
+  // the same family without the restriction (b200) keeps tcgen05 and tf32
+  bool b200_wgmma = false, b200_tf32 = false;
+  for (const Instruction* i : instructions_for("b200")) {
+    b200_wgmma |= i->name.rfind("tcgen05.", 0) == 0;
+    b200_tf32 |= i->a_type == "tf32";
+  }
+  EXPECT_TRUE(b200_wgmma);
+  EXPECT_TRUE(b200_tf32);
 }
 
 TEST(Presets, EveryPresetIsConsistent) {

@@ -166,6 +166,18 @@ std::vector<Field> build() {
     f.near = [](const Datapath&, int) { return std::vector<std::string>{}; };
     v.push_back(f);
   }
+  // architecture facts: data of the presets, read by list, mfma, layout and the checks
+  v.push_back(text_field("layout", "identity", &Datapath::layout,
+                         "GTKWave layout family (waves/LAYOUT.gtkw: cdna1, cdna2, cdna3, nvidia); empty for a custom design"));
+  {
+    Field f = bool_field("half_out", "identity", &Datapath::half_out,
+                         "the instruction set has a binary16-output form of this input type (--out fp16)");
+    f.numeric = false;
+    f.near = [](const Datapath&, int) { return std::vector<std::string>{}; };
+    v.push_back(f);
+  }
+  v.push_back(text_field("instr_classes", "identity", &Datapath::instr_classes,
+                         "instruction classes the architecture executes (mma, wgmma, tcgen05; comma list); empty: all of its family's"));
   // formats
   v.push_back(format_field("a_fmt", &Datapath::a_fmt, "format of the a operands"));
   v.push_back(format_field("b_fmt", &Datapath::b_fmt, "format of the b operands"));

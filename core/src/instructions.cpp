@@ -57,10 +57,20 @@ bool has_family(const std::string& list, const std::string& fam) {
   return false;
 }
 
-std::string family_of(const std::string& arch) {
+const Datapath& first_preset(const std::string& arch) {
   for (const Datapath& d : all_presets())
-    if (d.arch == arch) return d.family;
+    if (d.arch == arch) return d;
   throw std::invalid_argument("unknown architecture '" + arch + "'");
+}
+
+std::string family_of(const std::string& arch) { return first_preset(arch).family; }
+
+/// Whether the architecture has a preset of the instruction's input type (the _1k bf16
+/// instructions of CDNA3 run on its bf16 preset).
+bool has_type(const std::string& arch, const std::string& type) {
+  for (const Datapath& d : all_presets())
+    if (d.arch == arch && (d.type == type || (type == "bf16_1k" && d.type == "bf16"))) return true;
+  return false;
 }
 
 }  // namespace
@@ -77,13 +87,13 @@ const Instruction& find_instruction(const std::string& name) {
 }
 
 std::vector<const Instruction*> instructions_for(const std::string& arch) {
-  const std::string fam = family_of(arch);
+  const Datapath& p = first_preset(arch);
   std::vector<const Instruction*> r;
   for (const Instruction& i : all_instructions()) {
-    if (!has_family(i.families, fam)) continue;
-    // rtxpro6000 (sm_120) has mma.sync only.
-    if (arch == "rtxpro6000" && i.name.rfind("mma.", 0) != 0) continue;
-    if (arch == "rtxpro6000" && i.a_type == "tf32") continue;
+    if (!has_family(i.families, p.family)) continue;
+    // the architecture's own restrictions (presets): its instruction classes, its input types
+    if (!p.instr_classes.empty() && !has_family(p.instr_classes, i.name.substr(0, i.name.find('.')))) continue;
+    if (!has_type(arch, i.type())) continue;
     r.push_back(&i);
   }
   return r;

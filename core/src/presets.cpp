@@ -22,6 +22,7 @@ Datapath amd_base(const std::string& arch, const std::string& family) {
   Datapath d;
   d.arch = arch;
   d.family = family;
+  d.layout = family;  // waves/cdna1.gtkw, cdna2, cdna3
   d.out_fmt = kBinary32;
   d.out_round = Rounding::RNE;
   d.nan_invalid = kAmdNegNaN;
@@ -99,6 +100,7 @@ Datapath nv_base(const std::string& arch, const std::string& family, int emin_li
   Datapath d;
   d.arch = arch;
   d.family = family;
+  d.layout = "nvidia";
   d.adder = AdderKind::Fused;
   d.late_c = false;
   d.c_zero_exp = kNone;
@@ -122,6 +124,7 @@ Datapath nv(Datapath d, const std::string& type, const Format& fa, const Format&
   d.k_default = k;
   d.out_prec = out_prec;
   if (fa == kTf32) d.ingest = Rounding::RTZ;
+  d.half_out = fa == kBinary16 || fa.width() == 8;  // PTX: f16 accumulators for fp16 and fp8 inputs only
   return d;
 }
 
@@ -219,6 +222,7 @@ std::vector<Datapath> build() {
   }
   {  // Blackwell workstation (sm_120): no hardware data here; published description.
     Datapath b = nv_base("rtxpro6000", "blackwell", -133);
+    b.instr_classes = "mma";  // sm_120: mma.sync only (no wgmma, no tcgen05)
     v.push_back(nv(b, "fp16", kBinary16, kBinary16, 16, 25, 16));
     v.push_back(nv(b, "bf16", kBfloat16, kBfloat16, 16, 25, 16));
     add_fp8(v, b, 32, 25, 32, -1, "mma.sync");  // published description, no data here
@@ -226,8 +230,6 @@ std::vector<Datapath> build() {
   for (const Datapath& d : v) validate_datapath(d);
   return v;
 }
-
-bool is_nvidia(const Datapath& d) { return d.family.rfind("cdna", 0) != 0; }
 
 /// The fp16-output variant of an NVIDIA preset: c rounded to binary16 first, every group's
 /// result rounded (RNE) to binary16 and fed back as the next c.
@@ -323,8 +325,7 @@ Datapath find_preset(const std::string& arch, const std::string& type_in, const 
   if (out.empty() || out == d.out_fmt.name || (out == "fp32" && d.out_fmt == kBinary32) ||
       (out == "fp64" && d.out_fmt == kBinary64))
     return d;
-  // PTX has binary16 accumulators for fp16 and fp8 inputs only (not bf16, not tf32).
-  const bool has16 = is_nvidia(d) && (d.a_fmt == kBinary16 || d.a_fmt.width() == 8);
+  const bool has16 = d.half_out;
   if (want16 && has16) return fp16_output(d);
   throw std::invalid_argument("preset " + d.name() + " has no output type '" + out +
                               "' (it has: " + (d.out_fmt == kBinary64 ? "fp64" : "fp32") +

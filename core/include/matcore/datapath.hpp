@@ -99,6 +99,12 @@ struct Datapath {
   int k_default = 16;           ///< largest k of this type's instructions
   std::string variant;          ///< NVIDIA instruction class: "mma.sync", "wgmma", "tcgen05"
 
+  // --- architecture facts (presets; not numerical) -------------------------------------------
+  std::string layout;           ///< GTKWave layout family, waves/LAYOUT.gtkw: "cdna3", "nvidia"
+  bool half_out = false;        ///< the instruction set has a binary16-output form of this type
+  std::string instr_classes;    ///< instruction classes the architecture executes ("mma":
+                                ///< mma.sync only); empty: every class of its family
+
   std::string name() const { return arch + "/" + type; }
 };
 
