@@ -1,5 +1,7 @@
 #include "matcore/model.hpp"
 
+#include "matcore/plan.hpp"
+
 #include <array>
 #include <stdexcept>
 #include <string>
@@ -13,105 +15,155 @@ constexpr int kMaxGroup = 64;
 
 std::string hexu(uint64_t v) { return "0x" + to_hex(v); }
 
-/// Pairwise tree (CDNA2): fl(fl(p1+p2)+fl(p3+p4)) ..., then fl(c + tree). Each fl is an exact
-/// two-term sum rounded to out_fmt with the datapath's rounding and FTZ. Infinite terms (inputs,
-/// overflowed products, c) reach the tree: each fl() resolves the specials of its two terms, so
-/// a pair rounded to Inf on overflow meets the other terms like an Inf input (Inf - Inf = NaN).
-uint64_t pairwise(const Datapath& dp, Product* p, int n, const Product& c, Trace* tr) {
+// ---- the reference interpreter --------------------------------------------------------------
+// mc::dot folds each group of products through stage_list(dp), the same list plan() names and
+// the SystemC top, the RTL generator and the layouts are built from. Each stage is one entry of
+// kStages: a function from the group's record (the registers between stages) to the next, with
+// the trace rows it shows under the names of docs/systemc.md.
+
+/// The registers of one group between stages.
+struct Group {
+  const uint64_t* a;
+  const uint64_t* b;
+  int n;                       ///< products in this group (<= n_fma)
+  uint64_t c;                  ///< c in out_fmt (the previous group's d)
+  Product t[kMaxGroup + 1];    ///< multiplier: the products, then c in t[n] (early c: c's term)
+  bool zero_sign = false;      ///< the sign of an exact zero sum
+  bool resolved = false;       ///< d is final (specials, or a stage that rounds itself)
+  uint64_t d = 0;              ///< the group's result in out_fmt
+  // aligner -> adder: one or two sets (odd and even products summed apart)
+  int sets = 1;
+  int e_max[2] = {kNone, kNone};
+  bool sticky[2] = {false, false};
+  i128 v[kMaxGroup + 1];       ///< aligned terms, in t's order
+  int terms = 0;               ///< aligned terms (early c: n + 1)
+  // adder -> oddeven -> cadd -> normaliser -> rounder
+  Fixed sum[2];
+  Fixed acc;
+  bool acc_zero = false;       ///< no finite nonzero term: the rounder gives a signed zero
+  bool c_added = false;        ///< cadd ran c_align (the normaliser shows its result)
+  CAlignOut ca;
+  // the pairwise tree
   Product level[kMaxGroup];
-  int m = n;
-  for (int i = 0; i < m; ++i) level[i] = p[i];
-  int depth = 0;
-  while (m > 1) {
-    int k = 0;
-    for (int i = 0; i + 1 < m; i += 2) {
-      const PairSum ps = pair_sum(dp, level[i], level[i + 1]);
-      if (tr) tr->add("adder.pair" + std::to_string(depth) + "_" + std::to_string(k), hexu(ps.bits));
-      level[k++] = ps.sum;
-    }
-    if (m & 1) level[k++] = level[m - 1];
-    m = k;
-    ++depth;
+  int m = 0;
+};
+
+const char* set_tag(const Group& g, int s) { return g.sets == 1 ? "" : s == 0 ? "_odd" : "_even"; }
+
+void issue(const Datapath&, const StageStep&, Group&, Trace*) {}  // operand registers only
+
+/// Exact products and c (stage 2); d's zero sign is fixed here.
+void multiplier(const Datapath& dp, const StageStep&, Group& g, Trace* tr) {
+  MulCfg mc;
+  mc.overflow_exp = dp.prod_overflow_exp;
+  mc.round_out = dp.prod_round_out;
+  mc.out = &dp.out_fmt;
+  mc.sub_out = dp.sub_out;
+  for (int i = 0; i < g.n; ++i) {
+    const Product& p = g.t[i] = multiply(decode_operand(dp.a_fmt, g.a[i], dp.sub_in), decode_operand(dp.b_fmt, g.b[i], dp.sub_in), mc);
+    if (tr)
+      tr->add("multiplier.p" + std::to_string(i),
+              p.cls == Class::Normal ? std::string(p.sign ? "-" : "+") + "0x" + to_hex(p.sig) + " frac=" +
+                                           std::to_string(p.frac) + " exp=" + std::to_string(p.exp)
+                                     : std::string(p.sign ? "-" : "+") + to_string(p.cls) + (p.overflow ? " (overflow)" : ""));
   }
-  return pair_sum(dp, c, level[0]).bits;  // fl(c + tree)
+  g.t[g.n] = addend(decode_operand(dp.out_fmt, g.c, dp.sub_in));
+  if (tr) tr->add("multiplier.c", describe(dp.out_fmt, g.c));
+  g.zero_sign = zero_sum_sign(dp, g.t, g.n + 1);
 }
 
-/// Sum of the aligned products of one set (all, or odd/even) at their own e_max.
-Fixed product_sum(const Datapath& dp, const Product* p, int n, int stride, int first, int emin_lim,
-                  Trace* tr, const char* tag) {
-  const int e = align_exponent(p, n, emin_lim, first, stride);
-  Fixed s{0, e, dp.frac_bits};
-  if (e == kNone) return s;
-  bool sticky = false;
-  for (int i = first; i < n; i += stride) {
-    if (p[i].cls != Class::Normal) continue;
-    const Aligned a = align_term(p[i], e, dp.frac_bits, dp.prod_align);
-    s.v += a.v;
-    sticky |= a.sticky;
-  }
-  if (tr) {
-    tr->add(std::string("aligner.e_max") + tag, std::to_string(e));
-    tr->add(std::string("aligner.sticky") + tag, sticky ? "1" : "0");
-    tr->add(std::string("adder.s_sum") + tag, render(s));
-  }
-  return s;
+/// The specials detector, the control register of the stage after the multiplier: NaN and
+/// Inf inputs decide d there (an infinity among the terms of a pairwise tree is left to the
+/// tree: special_at_inputs).
+void specials(const Datapath& dp, Group& g, Trace* tr) {
+  const SpecialKind sk = resolve_specials(g.t, g.n + 1);
+  if (!special_at_inputs(dp, sk)) return;
+  g.d = special_bits(dp, sk);
+  if (sk == SpecialKind::NaNIn && dp.nan_keep_sign) g.d = nan_with_sign(dp, g.d, g.t, g.n, g.t[g.n]);
+  g.resolved = true;
+  if (tr) tr->add("specials.kind", sk == SpecialKind::NaNIn ? "nan_in" : sk == SpecialKind::Invalid ? "invalid" : "inf");
 }
 
-/// all[0..n) are the products, all[n] is c (the early-c path may rewrite all[n]).
-uint64_t fused(const Datapath& dp, Product* all, int n, Trace* tr) {
-  const RoundOpts o = out_opts(dp);
-  const Product* p = all;
-  const Product c = all[n];
-  const bool zs = zero_sum_sign(dp, all, n + 1);
-
+/// Aligner: e_max of each set and every term aligned to it. Early c: c is one more term (c = 0
+/// takes part with c_zero_exp and no significand bits). Late c: the products only, each set
+/// (odd, even) at its own e_max; a set without a finite nonzero product shows nothing.
+void aligner(const Datapath& dp, const StageStep&, Group& g, Trace* tr) {
   if (!dp.late_c) {
-    // Early c: c is one more term of the multi-term addition.
-    int m = n;
-    Product cz = c;
+    Product& c = g.t[g.n];
     if (c.cls == Class::Zero && dp.c_zero_exp != kNone) {
-      // c = 0 takes part with an exponent but no significand bits.
-      cz.cls = Class::Normal;
-      cz.sig = 0;
-      cz.frac = 0;
-      cz.exp = dp.c_zero_exp;
+      c.cls = Class::Normal;
+      c.sig = 0;
+      c.frac = 0;
+      c.exp = dp.c_zero_exp;
     }
-    all[m++] = cz;
-    int e = align_exponent(all, m, dp.emin_lim);
-    Fixed s{0, e, dp.frac_bits};
-    bool sticky = false;
-    if (e != kNone) {
-      for (int i = 0; i < m; ++i) {
-        const Aligned a = align_term(all[i], e, dp.frac_bits, dp.prod_align);
-        s.v += a.v;
-        sticky |= a.sticky;
-      }
+    g.terms = g.n + 1;
+    const int e = g.e_max[0] = align_exponent(g.t, g.terms, dp.emin_lim);
+    for (int i = 0; e != kNone && i < g.terms; ++i) {
+      const Aligned a = align_term(g.t[i], e, dp.frac_bits, dp.prod_align);
+      g.v[i] = a.v;
+      g.sticky[0] |= a.sticky;
     }
     if (tr) {
       tr->add("aligner.e_max", e == kNone ? "none" : std::to_string(e));
-      tr->add("aligner.sticky", sticky ? "1" : "0");
-      tr->add("adder.s_acc", e == kNone ? "0" : render(s));
+      tr->add("aligner.sticky", g.sticky[0] ? "1" : "0");
     }
-    if (e == kNone) return zero_bits(dp.out_fmt, zs);
-    return round_fixed(s, dp.out_fmt, o, zs);
+    return;
   }
+  g.sets = dp.interleave == 2 ? 2 : 1;
+  g.terms = g.n;
+  for (int s = 0; s < g.sets; ++s) {
+    const int e = g.e_max[s] = align_exponent(g.t, g.n, dp.emin_lim, s, g.sets);
+    if (e == kNone) continue;
+    for (int i = s; i < g.n; i += g.sets) {
+      if (g.t[i].cls != Class::Normal) {
+        g.v[i] = 0;
+        continue;
+      }
+      const Aligned a = align_term(g.t[i], e, dp.frac_bits, dp.prod_align);
+      g.v[i] = a.v;
+      g.sticky[s] |= a.sticky;
+    }
+    if (tr) {
+      tr->add(std::string("aligner.e_max") + set_tag(g, s), std::to_string(e));
+      tr->add(std::string("aligner.sticky") + set_tag(g, s), g.sticky[s] ? "1" : "0");
+    }
+  }
+}
 
-  // Late c (Algorithms 1 and 2).
-  Fixed sum;
-  if (dp.interleave == 2) {
-    const Fixed so = product_sum(dp, p, n, 2, 0, dp.emin_lim, tr, "_odd");
-    const Fixed se = product_sum(dp, p, n, 2, 1, dp.emin_lim, tr, "_even");
-    sum = combine_odd_even(so, se, dp.partial_frac);
-    if (tr) tr->add("adder.s_sum", sum.exp == kNone ? "0" : render(sum));
-  } else {
-    sum = product_sum(dp, p, n, 1, 0, dp.emin_lim, tr, "");
+/// The fused multi-term adder: the exact sum of each set's aligned terms (frac_bits fraction
+/// bits at its e_max). Early c: that sum is the accumulator (adder.s_acc).
+void adder(const Datapath& dp, const StageStep&, Group& g, Trace* tr) {
+  const int stride = dp.late_c ? g.sets : 1;
+  for (int s = 0; s < g.sets; ++s) {
+    Fixed& f = g.sum[s] = Fixed{0, g.e_max[s], dp.frac_bits};
+    if (f.exp == kNone) continue;
+    for (int i = s; i < g.terms; i += stride) f.v += g.v[i];
   }
-  int e_c = kNone;
-  if (c.cls == Class::Normal) e_c = c.exp;
-  else if (dp.c_zero_exp != kNone) e_c = dp.c_zero_exp;
+  if (!dp.late_c) {
+    g.acc = g.sum[0];
+    g.acc_zero = g.acc.exp == kNone;
+    if (tr) tr->add("adder.s_acc", g.acc_zero ? "0" : render(g.acc));
+    return;
+  }
+  for (int s = 0; s < g.sets; ++s)
+    if (tr && g.sum[s].exp != kNone) tr->add(std::string("adder.s_sum") + set_tag(g, s), render(g.sum[s]));
+  g.acc = g.sum[0];
+}
+
+/// The odd and even sums combined at the larger e_max (interleave 2).
+void oddeven(const Datapath& dp, const StageStep&, Group& g, Trace* tr) {
+  g.acc = combine_odd_even(g.sum[0], g.sum[1], dp.partial_frac);
+  if (tr) tr->add("adder.s_sum", g.acc.exp == kNone ? "0" : render(g.acc));
+}
+
+/// Late c (Algorithms 1 and 2): c aligned against the product sum with its round-down and
+/// added; c = 0 without c_zero_exp is discarded (the product sum is the result).
+void cadd(const Datapath& dp, const StageStep&, Group& g, Trace* tr) {
+  const Product& c = g.t[g.n];
+  const int e_c = c.cls == Class::Normal ? c.exp : dp.c_zero_exp;
   if (e_c == kNone) {
-    // c = 0 discarded: the product sum is the result.
-    if (sum.exp == kNone) return zero_bits(dp.out_fmt, zs);
-    return round_fixed(sum, dp.out_fmt, o, zs);
+    g.acc_zero = g.acc.exp == kNone;
+    return;
   }
   CAlignCfg cc;
   cc.c_frac = dp.c_frac;
@@ -120,15 +172,104 @@ uint64_t fused(const Datapath& dp, Product* all, int n, Trace* tr) {
   cc.c_drop_gap = dp.c_drop_gap;
   cc.norm_rd = dp.late_norm_rd;
   cc.emin = dp.out_fmt.emin();
-  const CAlignOut ca = c_align(sum, c, e_c, cc);
+  g.ca = c_align(g.acc, c, e_c, cc);
+  g.c_added = true;
   if (tr) {
     tr->add("cadd.e_c", std::to_string(e_c));
-    tr->add("cadd.branch", ca.c_shifted ? "c_shifted" : "sum_shifted");
-    tr->add("cadd.c_dropped", ca.c_dropped ? "1" : "0");
-    tr->add("normaliser.sticky", ca.sticky ? "1" : "0");  // c alignment and normalisation
-    tr->add(ca.normalised ? "normaliser.s_acc" : "cadd.s_acc", render(ca.acc));
+    tr->add("cadd.branch", g.ca.c_shifted ? "c_shifted" : "sum_shifted");
+    tr->add("cadd.c_dropped", g.ca.c_dropped ? "1" : "0");
   }
-  return round_fixed(ca.acc, dp.out_fmt, o, zs);
+}
+
+/// The normalisation point of the late-c sum (c_align's normalise + RD step; its sticky covers
+/// the c alignment too).
+void normaliser(const Datapath&, const StageStep&, Group& g, Trace* tr) {
+  if (!g.c_added) return;
+  g.acc = g.ca.acc;
+  if (tr) {
+    tr->add("normaliser.sticky", g.ca.sticky ? "1" : "0");
+    tr->add(g.ca.normalised ? "normaliser.s_acc" : "cadd.s_acc", render(g.ca.acc));
+  }
+}
+
+/// The exact (Kulisch) sum of the products and c, rounded once.
+void exact(const Datapath& dp, const StageStep&, Group& g, Trace* tr) {
+  Exact ex;
+  g.d = exact_sum_round(g.t, g.n + 1, dp.out_fmt, out_opts(dp), g.zero_sign, &ex);
+  g.resolved = true;
+  if (tr) tr->add("adder.exact", (ex.sign ? "-0x" : "0x") + to_hex(ex.mag) + "*2^" + std::to_string(ex.lsb_exp) + (ex.sticky ? " +sticky" : ""));
+}
+
+/// One level of the pairwise tree (CDNA2): fl(p_2k + p_2k+1), an odd last term passed on.
+/// Infinite terms reach the tree: each fl() resolves the specials of its two terms.
+void pair_level(const Datapath& dp, const StageStep& st, Group& g, Trace* tr) {
+  if (st.level == 0) {
+    g.m = g.n;
+    for (int i = 0; i < g.n; ++i) g.level[i] = g.t[i];
+    if (g.n == 0) g.level[0] = Product{};  // K = 0: the tree is +0
+  }
+  if (g.m <= 1) return;
+  int k = 0;
+  for (int i = 0; i + 1 < g.m; i += 2) {
+    const PairSum ps = pair_sum(dp, g.level[i], g.level[i + 1]);
+    if (tr) tr->add("adder.pair" + std::to_string(st.level) + "_" + std::to_string(k), hexu(ps.bits));
+    g.level[k++] = ps.sum;
+  }
+  if (g.m & 1) g.level[k++] = g.level[g.m - 1];
+  g.m = k;
+}
+
+/// The tree's final fl(c + tree).
+void pair_cadd(const Datapath& dp, const StageStep&, Group& g, Trace*) {
+  if (g.n <= 1 && g.m == 0) g.level[0] = g.n ? g.t[0] : Product{};  // no level ran
+  g.d = pair_sum(dp, g.t[g.n], g.level[0]).bits;
+  g.resolved = true;
+}
+
+/// Rounding of the accumulator to out_fmt; rounder.d is d whichever stage decided it.
+void rounder(const Datapath& dp, const StageStep&, Group& g, Trace* tr) {
+  if (!g.resolved) g.d = g.acc_zero ? zero_bits(dp.out_fmt, g.zero_sign) : round_fixed(g.acc, dp.out_fmt, out_opts(dp), g.zero_sign);
+  g.resolved = true;
+  if (tr) tr->add("rounder.d", describe(dp.out_fmt, g.d));
+}
+
+/// The stages of one group, by kind (StageKind order); nullptr: a stage of the whole dot
+/// product (cfinal, after the last group) or of the files (outconv), not of a group.
+using GroupStage = void (*)(const Datapath&, const StageStep&, Group&, Trace*);
+struct StageEntry {
+  StageKind kind;
+  GroupStage run;
+  bool after_resolved;  ///< runs when d is already decided (the rounder shows it)
+};
+constexpr StageEntry kStages[] = {
+    {StageKind::Issue, issue, false},        {StageKind::Multiplier, multiplier, false},
+    {StageKind::Aligner, aligner, false},    {StageKind::Adder, adder, false},
+    {StageKind::OddEven, oddeven, false},    {StageKind::CAdd, cadd, false},
+    {StageKind::Normaliser, normaliser, false}, {StageKind::Exact, exact, false},
+    {StageKind::PairLevel, pair_level, false},  {StageKind::PairCAdd, pair_cadd, false},
+    {StageKind::Rounder, rounder, true},     {StageKind::CFinal, nullptr, false},
+    {StageKind::OutConv, nullptr, false},
+};
+static_assert(sizeof kStages / sizeof kStages[0] == static_cast<size_t>(StageKind::OutConv) + 1, "one entry per kind");
+
+/// The stage index at which the specials detector decides (the control register of the stage
+/// after the multiplier, as in the SystemC top and the RTL).
+constexpr int kSpecialsStage = 2;
+
+uint64_t run_group(const Datapath& dp, const StageList& l, const uint64_t* a, const uint64_t* b, int n, uint64_t c,
+                   Trace* tr) {
+  Group g;
+  g.a = a;
+  g.b = b;
+  g.n = n;
+  g.c = c;
+  for (int i = 0; i < l.n; ++i) {
+    const StageEntry& e = kStages[static_cast<int>(l.step[i].kind)];
+    if (i == kSpecialsStage && !g.resolved) specials(dp, g, tr);
+    if (!e.run || (g.resolved && !e.after_resolved)) continue;
+    e.run(dp, l.step[i], g, tr);
+  }
+  return g.d;
 }
 
 }  // namespace
@@ -141,61 +282,12 @@ uint64_t c_from_binary32(const Datapath& dp, uint64_t c32) {
 uint64_t dot_group(const Datapath& dp, const uint64_t* a, const uint64_t* b, int n, uint64_t c,
                    Trace* tr) {
   if (n > kMaxGroup) throw std::invalid_argument("dot_group: group larger than 64 products");
-  Product all[kMaxGroup + 1];  // products, then c in all[n]
-  Product* p = all;
-  MulCfg mc;
-  mc.overflow_exp = dp.prod_overflow_exp;
-  mc.round_out = dp.prod_round_out;
-  mc.out = &dp.out_fmt;
-  mc.sub_out = dp.sub_out;
-  for (int i = 0; i < n; ++i) {
-    const Unpacked ua = decode_operand(dp.a_fmt, a[i], dp.sub_in);
-    const Unpacked ub = decode_operand(dp.b_fmt, b[i], dp.sub_in);
-    p[i] = multiply(ua, ub, mc);
-    if (tr) {
-      tr->add("multiplier.p" + std::to_string(i),
-              p[i].cls == Class::Normal
-                  ? std::string(p[i].sign ? "-" : "+") + "0x" + to_hex(p[i].sig) + " frac=" +
-                        std::to_string(p[i].frac) + " exp=" + std::to_string(p[i].exp)
-                  : std::string(p[i].sign ? "-" : "+") + to_string(p[i].cls) +
-                        (p[i].overflow ? " (overflow)" : ""));
-    }
-  }
-  all[n] = addend(decode_operand(dp.out_fmt, c, dp.sub_in));
-  const Product& cp = all[n];
-  if (tr) tr->add("multiplier.c", describe(dp.out_fmt, c));
-  // An infinity among the terms of a pairwise tree is left to the tree (special_at_inputs).
-  const SpecialKind sk = resolve_specials(all, n + 1);
-  uint64_t r;
-  if (special_at_inputs(dp, sk)) {
-    r = special_bits(dp, sk);
-    if (sk == SpecialKind::NaNIn && dp.nan_keep_sign) r = nan_with_sign(dp, r, p, n, cp);
-    if (tr) tr->add("specials.kind", sk == SpecialKind::NaNIn ? "nan_in" : sk == SpecialKind::Invalid ? "invalid" : "inf");
-  } else {
-    switch (dp.adder) {
-      case AdderKind::Exact: {
-        const RoundOpts o = out_opts(dp);
-        Exact ex;
-        r = exact_sum_round(all, n + 1, dp.out_fmt, o, zero_sum_sign(dp, all, n + 1), &ex);
-        if (tr) tr->add("adder.exact", (ex.sign ? "-0x" : "0x") + to_hex(ex.mag) + "*2^" +
-                                           std::to_string(ex.lsb_exp) + (ex.sticky ? " +sticky" : ""));
-        break;
-      }
-      case AdderKind::Pairwise:
-        r = pairwise(dp, p, n, cp, tr);
-        break;
-      case AdderKind::Fused:
-      default:
-        r = fused(dp, all, n, tr);
-        break;
-    }
-  }
-  if (tr) tr->add("rounder.d", describe(dp.out_fmt, r));
-  return r;
+  return run_group(dp, stage_list(dp), a, b, n, c, tr);
 }
 
 uint64_t dot(const Datapath& dp, const uint64_t* a, const uint64_t* b, int K, uint64_t c,
              Trace* tr) {
+  const StageList l = stage_list(dp);
   // Optional reordering of k (pair interleave): k mod 4 in {0,1} first, then {2,3}.
   std::vector<uint64_t> ra, rb;
   if (dp.pair_interleave && K > 2) {
@@ -210,10 +302,11 @@ uint64_t dot(const Datapath& dp, const uint64_t* a, const uint64_t* b, int K, ui
   }
   uint64_t acc = dp.c_final_add ? zero_bits(dp.out_fmt, false) : c;
   const int g = dp.n_fma;
+  if (g > kMaxGroup) throw std::invalid_argument("dot: group larger than 64 products");
   for (int k0 = 0; k0 < K || k0 == 0; k0 += g) {
     const int n = K - k0 < g ? K - k0 : g;
     if (tr && (K > g || dp.c_final_add)) tr->add("group", std::to_string(k0 / g));
-    acc = dot_group(dp, a + k0, b + k0, n < 0 ? 0 : n, acc, tr);
+    acc = run_group(dp, l, a + k0, b + k0, n < 0 ? 0 : n, acc, tr);
     if (K == 0) break;
   }
   if (dp.c_final_add) {

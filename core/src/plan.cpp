@@ -23,30 +23,48 @@ const char* to_string(StageKind k) {
   return "?";
 }
 
-std::vector<PlannedStage> plan(const Datapath& dp) {
-  std::vector<PlannedStage> p{{"issue", StageKind::Issue, 0}, {"multiplier", StageKind::Multiplier, 0}};
+StageList stage_list(const Datapath& dp) {
+  StageList p;
+  p.push(StageKind::Issue);
+  p.push(StageKind::Multiplier);
   switch (dp.adder) {
     case AdderKind::Exact:
-      p.push_back({"adder", StageKind::Exact, 0});
+      p.push(StageKind::Exact);
       break;
     case AdderKind::Pairwise:
-      for (int d = 0; (1 << d) < dp.n_fma; ++d) p.push_back({"adder_l" + std::to_string(d), StageKind::PairLevel, d});
-      p.push_back({"cadd", StageKind::PairCAdd, 0});
+      for (int d = 0; (1 << d) < dp.n_fma; ++d) p.push(StageKind::PairLevel, d);
+      p.push(StageKind::PairCAdd);
       break;
     case AdderKind::Fused:
     default:
-      p.push_back({"aligner", StageKind::Aligner, 0});
-      p.push_back({"adder", StageKind::Adder, 0});
+      p.push(StageKind::Aligner);
+      p.push(StageKind::Adder);
       if (dp.late_c) {
-        if (dp.interleave == 2) p.push_back({"oddeven", StageKind::OddEven, 0});
-        p.push_back({"cadd", StageKind::CAdd, 0});
-        p.push_back({"normaliser", StageKind::Normaliser, 0});
+        if (dp.interleave == 2) p.push(StageKind::OddEven);
+        p.push(StageKind::CAdd);
+        p.push(StageKind::Normaliser);
       }
       break;
   }
-  p.push_back({"rounder", StageKind::Rounder, 0});
-  if (dp.c_final_add) p.push_back({"cfinal", StageKind::CFinal, 0});
-  if (!(dp.out_fmt == kBinary32) && !(dp.out_fmt == kBinary64)) p.push_back({"outconv", StageKind::OutConv, 0});
+  p.push(StageKind::Rounder);
+  if (dp.c_final_add) p.push(StageKind::CFinal);
+  if (!(dp.out_fmt == kBinary32) && !(dp.out_fmt == kBinary64)) p.push(StageKind::OutConv);
+  return p;
+}
+
+std::string stage_name(const StageStep& s) {
+  switch (s.kind) {
+    case StageKind::Exact: return "adder";
+    case StageKind::PairLevel: return "adder_l" + std::to_string(s.level);
+    case StageKind::PairCAdd: return "cadd";
+    default: return to_string(s.kind);
+  }
+}
+
+std::vector<PlannedStage> plan(const Datapath& dp) {
+  const StageList l = stage_list(dp);
+  std::vector<PlannedStage> p;
+  for (int i = 0; i < l.n; ++i) p.push_back({stage_name(l.step[i]), l.step[i].kind, l.step[i].level});
   return p;
 }
 

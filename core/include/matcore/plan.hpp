@@ -1,8 +1,10 @@
-// matcore: the pipeline of a datapath as data. plan(dp) lists its stages in order, each with
-// the name that its signals carry at every level (the core trace "aligner.e_max", the SystemC
-// module "aligner" and its VCD signals "aligner.e_max", docs/systemc.md) and its kind. The
-// SystemC top instantiates one module per planned stage (sc/src/top.cpp), `matcore dot --trace`
-// and `matcore-sc pipeline` print it.
+// matcore: the pipeline of a datapath as data. stage_list(dp) is the one description of its
+// composition: the stages in order, each with its kind. The reference model interprets it
+// (mc::dot folds each group through it, one registry entry per kind in core/src/model.cpp);
+// plan(dp) names it with the name its signals carry at every level (the core trace
+// "aligner.e_max", the SystemC module "aligner" and its VCD signals "aligner.e_max",
+// docs/systemc.md). The SystemC top instantiates one module per planned stage
+// (sc/src/top.cpp), `matcore dot --trace` and `matcore-sc pipeline` print it.
 //
 //   fused (CDNA3, NVIDIA):  issue -> multiplier -> aligner -> adder [-> oddeven] [-> cadd -> normaliser]
 //                           -> rounder [-> cfinal] [-> outconv]
@@ -35,6 +37,25 @@ enum class StageKind : uint8_t {
 };
 
 const char* to_string(StageKind k);
+
+/// One step of a datapath's pipeline without its name (what the interpreters walk per sample:
+/// no allocation). plan() names the same list.
+struct StageStep {
+  StageKind kind;
+  int level = 0;  ///< PairLevel: the tree level
+};
+struct StageList {
+  StageStep step[16];  ///< at most 2 + 6 tree levels + 4 (n_fma <= 64)
+  int n = 0;
+  void push(StageKind k, int level = 0) { step[n++] = StageStep{k, level}; }
+};
+
+/// The ordered stages of a datapath: the one description of its composition (plan() names it,
+/// mc::dot interprets it, the SystemC top, the RTL generator and the layouts are built from it).
+StageList stage_list(const Datapath& dp);
+
+/// The name a stage's signals carry at every level: "aligner", "adder_l1", ...
+std::string stage_name(const StageStep& s);
 
 struct PlannedStage {
   std::string name;  ///< the stage name of its signals: "aligner", "adder_l1", ...
