@@ -11,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "commands.hpp"
 #include "matcore/cli.hpp"
 #include "matcore/exact.hpp"
 #include "matcore/dist.hpp"
@@ -36,6 +37,7 @@
 using namespace mc;
 using cli::DatapathArgs;
 using cli::Program;
+using cli::threads_option;
 
 namespace {
 
@@ -227,9 +229,6 @@ struct DotCmd {
 };
 
 // ---------------------------------------------------------------------------- validate / run
-CLI::Option* threads_option(CLI::App* cmd, unsigned& v) {
-  return cmd->add_option("--threads", v, "worker threads (default: every core)")->check(cli::int_range(1, 1024));
-}
 
 /// The options of the commands that stream a/b/c(/d) files through a preset.
 struct FileArgs {
@@ -349,58 +348,6 @@ void write_matrix(const std::string& path, const Matrix& M, const Datapath& dp) 
   out.commit();
 }
 
-// ------------------------------------------------------------------------------------- rtl
-/// matcore rtl: the Verilog top of a datapath (core/src/rtl.cpp), with a file list naming the
-/// stage modules of rtl_model/ it instantiates.
-struct RtlCmd {
-  DatapathArgs dpa;
-  std::string dir;
-  int run() const {
-    const Datapath dp = dpa.resolve();
-    const RtlTop t = rtl_top(dp);
-    if (dir.empty()) {
-      if (std::fwrite(t.text.data(), 1, t.text.size(), stdout) != t.text.size() || std::fflush(stdout) != 0)
-        throw InputError(std::string("standard output: write failed (") + std::strerror(errno) + ")");
-      return 0;
-    }
-    struct stat st{};
-    if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-      throw InputError(dir + ": not a directory (--dir names an existing directory)");
-    const std::string top = dir + "/" + t.module + ".sv";
-    std::string list;
-    for (const std::string& s : t.sources) list += rtl_model_dir() + "/" + s + "\n";
-    list += top + "\n";
-    OutputFile a(top), b(dir + "/" + t.module + ".f");
-    a.write(t.text);
-    b.write(list);
-    commit_all({&a, &b});
-    std::printf("%s: %s (latency %d cycles), file list %s.f\n", dp.name().c_str(), top.c_str(), t.latency,
-                (dir + "/" + t.module).c_str());
-    return 0;
-  }
-};
-
-/// matcore cost: yosys synthesis of the preset's top; cells and NAND2-equivalents per stage.
-struct CostCmd {
-  DatapathArgs dpa;
-  int run() const {
-    const Datapath dp = dpa.resolve();
-    const RtlCost c = rtl_cost(dp);
-    std::printf("%s%s: %s\n", dp.name().c_str(), dp.variant.empty() ? "" : (" " + dp.variant).c_str(), plan_diagram(dp).c_str());
-    std::printf("top %s: latency %d cycles after the issue register\n\n", c.module.c_str(), c.latency);
-    std::printf("%-12s %-34s %10s %12s %7s\n", "stage", "modules", "cells", "NAND2-eq", "adder");
-    for (const StageCost& s : c.stages)
-      std::printf("%-12s %-34s %10ld %12.0f %7s\n", s.stage.c_str(), s.modules.c_str(), s.cells, s.nand2,
-                  s.adder_bits ? std::to_string(s.adder_bits).c_str() : "-");
-    std::printf("%-12s %-34s %10ld %12.0f\n", "registers", (std::to_string(c.flops) + " flip-flops, glue").c_str(),
-                c.reg_cells, c.reg_nand2);
-    std::printf("%-12s %-34s %10ld %12.0f\n", "total", "", c.cells, c.nand2);
-    std::printf("\nwidest adder: %s, %d bits\n", c.widest_stage.c_str(), c.widest_adder);
-    std::printf("method: yosys synth (generic gates, hierarchy kept), stat -tech cmos transistors / 4 (docs/rtl.md); %.1f s\n",
-                c.seconds);
-    return 0;
-  }
-};
 
 struct GemmCmd {
   bool single = false;  // mfma: one instruction
@@ -527,71 +474,6 @@ struct SampleCmd {
   }
 };
 
-// --------------------------------------------------------------------------------- features
-// Model mode: --arch A --type T; hardware mode: --type T --k K --emit DIR, then
-// --type T --k K --results D_FILE (the device's d for DIR/a.txt, b.txt, c.txt).
-struct FeaturesCmd {
-  DatapathArgs dpa;
-  std::string emit, results, compare;
-  int k = 0;
-  int run() const {
-    const std::string out = dpa.out.empty() ? "fp32" : dpa.out;
-    if (out != "fp32" && out != "fp16" && out != "fp64") throw UsageError("--out must be fp32, fp16 or fp64");
-    if (!dpa.arch.empty() || !dpa.file.empty()) {
-      if (!emit.empty() || !results.empty())
-        throw UsageError("--arch detects the features of a preset; --emit/--results are for a device "
-                         "(use --compare ARCH to compare device results with a preset)");
-      const Datapath dp = dpa.resolve();
-      const int K = k ? k : dp.k_default;
-      const DetectedFeatures det = detect_features(dp, K);
-      std::printf("features of %s (k = %d), detected from %zu probe vectors:\n%s", dp.name().c_str(), K,
-                  det.samples, format_feature_table(det).c_str());
-      const std::string diff = compare_features(dp, det.dp);
-      std::printf("%s\n", diff.empty() ? "detected parameters = preset parameters"
-                                        : ("differences from the preset:\n" + diff).c_str());
-      return diff.empty() ? 0 : 1;
-    }
-    if (dpa.type.empty()) throw UsageError("give --arch A --type T, --datapath FILE, or --type T with --emit/--results");
-    if (dpa.set_given())
-      throw UsageError("--set changes a model's datapath (--arch/--datapath); the probes of --emit/--results "
-                       "depend only on the formats and k");
-    const auto ts = split_commas(dpa.type);
-    if (ts.size() > 2) throw UsageError("--type takes one type or a pair TA,TB");
-    Format fa, fb;
-    try {
-      fa = format_by_name(ts[0] == "xf32" ? "tf32" : ts[0]);
-      fb = format_by_name(ts.size() == 2 ? ts[1] : ts[0] == "xf32" ? "tf32" : ts[0]);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(e.what());
-    }
-    const Format& fo = out == "fp16" ? kBinary16 : out == "fp64" ? kBinary64 : kBinary32;
-    if (!k) throw UsageError("give --k (the device instruction's k) with --emit/--results");
-    const FeatureVectors v = feature_vectors(fa, fb, fo, k, dpa.type);
-    if (!emit.empty()) {
-      OutputDir emit_dir(emit, "--emit");
-      emit_feature_vectors(v, emit);
-      emit_dir.keep();
-      std::printf("wrote %zu probe vectors (k = %d) to %s/{a,b,c,manifest}.txt: run them on the device, "
-                  "then 'matcore features --type %s --k %d --out %s --results D_FILE'\n",
-                  v.size(), k, emit.c_str(), dpa.type.c_str(), k, out.c_str());
-      return 0;
-    }
-    if (results.empty()) throw UsageError("give --arch (model), --emit DIR or --results FILE");
-    const DetectedFeatures det = decide_features(v, read_feature_results(v, results));
-    std::printf("features detected from %s (%zu probe vectors, %zu reproduced by the detected "
-                "datapath):\n%s", results.c_str(), det.samples, det.reproduced, format_feature_table(det).c_str());
-    if (!compare.empty()) {
-      DatapathArgs c = dpa;
-      c.arch = compare;
-      const Datapath dp = c.resolve();
-      const std::string diff = compare_features(dp, det.dp);
-      std::printf("%s\n", diff.empty() ? ("same as preset " + dp.name()).c_str()
-                                        : ("differences from preset " + dp.name() + ":\n" + diff).c_str());
-      return diff.empty() ? 0 : 1;
-    }
-    return 0;
-  }
-};
 
 // -------------------------------------------------------------------------- trace
 // The SystemC model is a separate program (it elaborates once per process): matcore-sc.
@@ -713,219 +595,6 @@ int exec_trace(const char* self, const std::vector<std::string>& rest) {
                    "values without SystemC");
 }
 
-// ----------------------------------------------------------------------------- check-table
-struct CheckTableCmd {
-  std::vector<std::string> files;
-  bool verbose = false;
-  int run() const {
-    size_t pass = 0, fail = 0, amb_fail = 0;
-    for (const std::string& f : files) {
-      for (const TableCase& tc : read_table(f)) {
-        std::vector<CaseResult> rs;
-        try {
-          rs = run_case(tc);
-        } catch (const InputError& e) {
-          ++(tc.ambiguous ? amb_fail : fail);
-          std::printf("%s%s\n", tc.ambiguous ? "[ambiguous] " : "", e.what());
-          continue;
-        }
-        for (const CaseResult& r : rs) {
-          if (r.pass) {
-            ++pass;
-            if (verbose) std::printf("pass %s:%d %s\n", tc.file.c_str(), tc.line, r.preset.c_str());
-            continue;
-          }
-          if (tc.ambiguous) ++amb_fail;
-          else ++fail;
-          std::printf("%s%s\n", tc.ambiguous ? "[ambiguous] " : "", r.detail.c_str());
-        }
-      }
-    }
-    if (amb_fail) std::printf("(%zu of the failures are in AMBIGUOUS blocks: see docs/decisions.md)\n", amb_fail);
-    std::printf("%zu passed, %zu failed\n", pass, fail + amb_fail);
-    return fail + amb_fail ? 1 : 0;
-  }
-};
-
-// ------------------------------------------------------------------------------------ explore
-/// A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break
-/// ("e4m3fnuz,e5m2fnuz" is one label, not two fields).
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string r = "\"";
-  for (char ch : s) r += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return r + "\"";
-}
-
-/// The accuracy of one or more datapaths (with up to two swept fields) on a workload, against
-/// the exact sum rounded once (explore.hpp); a table, CSV and PNG plots.
-struct ExploreCmd {
-  DatapathArgs dpa;
-  std::vector<std::string> dps, sweeps;
-  std::string dist = "normal", ks = "16,256,4096", csv, png;
-  unsigned long long n = 10000;
-  unsigned seed = 1, threads = 0;
-  bool no_mono = false, cost = false;
-
-  struct Config {
-    std::string label, s1, s2;  // datapath label, "field=value" of each sweep
-    Datapath dp;
-    double nand2 = -1;
-  };
-
-  std::vector<Config> configs() const {
-    std::vector<Datapath> base;
-    if (dpa.given()) base.push_back(dpa.resolve());
-    for (const std::string& x : dps) {
-      Datapath d;
-      try {
-        d = datapath_by_name(x);
-      } catch (const InputError&) {
-        throw;
-      } catch (const std::invalid_argument& e) {
-        throw UsageError("--dp " + x + ": " + e.what());
-      }
-      dpa.apply_set(d);
-      base.push_back(d);
-    }
-    if (base.empty()) throw UsageError("give the datapaths: --dp arch/type or --dp FILE (repeatable), or --arch/--type, --datapath");
-    if (sweeps.size() > 2) throw UsageError("at most two --sweep fields");
-    if (sweeps.size() == 2 && sweeps[0].substr(0, sweeps[0].find('=')) == sweeps[1].substr(0, sweeps[1].find('=')))
-      throw UsageError("two --sweep of the same field '" + excerpt(sweeps[0].substr(0, sweeps[0].find('='))) +
-                       "' (the rows would be mislabelled): give its values in one --sweep");
-    std::vector<Config> out;
-    for (const Datapath& d : base) {
-      const std::string label = d.name() + (d.variant.empty() ? "" : "+" + d.variant);
-      std::vector<std::pair<std::string, std::vector<std::string>>> sw;
-      try {
-        for (const std::string& s : sweeps) sw.push_back(parse_sweep(s, d));
-      } catch (const std::invalid_argument& e) {
-        throw UsageError(e.what());
-      }
-      const std::vector<std::string> none = {""};
-      const auto& v1 = sw.size() > 0 ? sw[0].second : none;
-      const auto& v2 = sw.size() > 1 ? sw[1].second : none;
-      for (const std::string& x1 : v1)
-        for (const std::string& x2 : v2) {
-          Config c{label, "", "", d};
-          try {
-            if (!x1.empty()) { set_field(c.dp, sw[0].first, x1); c.s1 = sw[0].first + "=" + x1; }
-            if (!x2.empty()) { set_field(c.dp, sw[1].first, x2); c.s2 = sw[1].first + "=" + x2; }
-            validate_datapath(c.dp);
-          } catch (const std::invalid_argument& e) {
-            throw UsageError(label + " " + c.s1 + " " + c.s2 + ": " + e.what());
-          }
-          out.push_back(c);
-        }
-    }
-    return out;
-  }
-
-  int run() const {
-    Workload w;
-    if (!parse_workload(dist, w)) throw UsageError("--dist must be one of uniform01, uniform11, normal, loguniform, cancel");
-    std::vector<int> kv;
-    for (const std::string& x : split_commas(ks)) kv.push_back(static_cast<int>(cli::to_int("--k", x, 1, 1 << 20)));
-    if (kv.size() > static_cast<size_t>(kMaxKValues))
-      throw UsageError("--k: more than " + std::to_string(kMaxKValues) + " values (docs/cli.md, \"Limits\")");
-    if (!png.empty() && csv.empty()) throw UsageError("--png needs --csv (the plots are drawn from it)");
-    std::vector<Config> cf = configs();
-    // every output checked before any work: the CSV is created now (its temporary removed on
-    // any failure), the plots' names must be neither inputs nor the CSV, their directory must exist
-    std::unique_ptr<OutputFile> csv_out(csv.empty() || dist::rank() != 0 ? nullptr : new OutputFile(csv));
-    std::vector<std::string> plots;
-    if (!png.empty()) {
-      if (kv.size() > 1) plots = {png + "-k.png", png + "-bias.png"};
-      if (!sweeps.empty()) plots.push_back(png + "-sweep.png");
-      if (cost) plots.push_back(png + "-cost.png");
-      if (plots.empty())
-        throw UsageError("--png: nothing to plot with one k and no --sweep or --cost (give two or more --k values)");
-      for (const std::string& p : plots) {
-        check_output_target(p, "--png");
-        const std::string d = p.find('/') == std::string::npos ? "." : p.substr(0, p.rfind('/'));
-        struct stat st{};
-        if (::stat(d.empty() ? "/" : d.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-          throw InputError("--png " + p + ": the directory " + d + " does not exist");
-        if (::access(d.empty() ? "/" : d.c_str(), W_OK) != 0)
-          throw InputError("--png " + p + ": the directory " + d + " is not writable");
-      }
-    }
-    ExploreSpec spec;
-    spec.workload = w;
-    spec.n = n;
-    spec.seed = seed;
-    spec.threads = threads;
-    spec.monotonic = !no_mono;
-    if (cost)
-      for (Config& c : cf) {  // under mpirun: rank 0 runs yosys, the others take its figure
-        if (dist::rank() == 0) {
-          std::fprintf(stderr, "cost of %s %s %s (yosys) ...\n", c.label.c_str(), c.s1.c_str(), c.s2.c_str());
-          c.nand2 = rtl_cost(c.dp).nand2;
-        }
-        c.nand2 = std::stod(dist::broadcast(std::to_string(c.nand2)));
-      }
-    const bool tty = ::isatty(2) && dist::rank() == 0;
-    const uint64_t total = static_cast<uint64_t>(n) * kv.size() * cf.size();
-    uint64_t before = 0;
-    std::string rows = "datapath,sweep1,sweep2,k,workload,n,finite,rms_rel,max_rel,mean_rel,mean_ulp,mean_abs_ulp,"
-                       "max_abs_ulp,correct_frac,mono_frac,max_bound_ratio,k_u,rms_nw_u,mean_nw_u,nand2,ulp_hist\n";
-    std::printf("workload %s, %llu samples per row, seed %u; reference: the exact sum rounded once (RNE)\n"
-                "(rel = (d - ref) / ref, ulp = (d - ref) / ulp(ref) * sign(ref), nw = (d - exact) * sign(exact) / (u sum|a_i b_i|):\n"
-                " negative = toward zero; correct: d == ref; bound: max |d - exact| / (k u sum|a_i b_i|))\n",
-                dist.c_str(), n, seed);
-    std::printf("%-22s %-26s %6s %10s %10s %11s %9s %9s %9s %8s %8s %7s%s\n", "datapath", "sweep", "k", "rms_rel", "max_rel",
-                "mean_rel", "mean_ulp", "rms_nw", "mean_nw", "correct", "monoton", "bound", cost ? "    nand2" : "");
-    for (const Config& c : cf)
-      for (int k : kv) {
-        auto bar = [&](uint64_t done) {
-          if (!tty) return;
-          const uint64_t all = before + done;
-          std::fprintf(stderr, "\r[%-30s] %3d%% ", std::string(static_cast<size_t>(30.0 * all / total), '#').c_str(),
-                       static_cast<int>(100.0 * all / total));
-        };
-        const ErrorStats e = measure_error(c.dp, k, spec, bar);
-        before += n;
-        if (tty) std::fprintf(stderr, "\r%50s\r", "");
-        const double ku = k * std::ldexp(1.0, -((c.dp.out_prec >= 0 ? c.dp.out_prec : c.dp.out_fmt.mbits) + 1));
-        const double cf_ = e.finite ? static_cast<double>(e.correct) / e.finite : 0;
-        const double mf = e.mono_checked ? static_cast<double>(e.mono_ok) / e.mono_checked : 1;
-        const std::string sw = c.s1 + (c.s2.empty() ? "" : " " + c.s2);
-        std::printf("%-22s %-26s %6d %10.3e %10.3e %11.3e %9.3f %9.3f %9.3f %8.4f %8.4f %7.3f", c.label.c_str(), sw.c_str(), k,
-                    e.rms_rel, e.max_rel, e.mean_rel, e.mean_ulp, e.rms_nw, e.mean_nw, cf_, mf, e.max_bound);
-        if (cost) std::printf(" %8.0f", c.nand2);
-        std::printf("%s\n", e.finite < e.n ? (" (" + std::to_string(e.n - e.finite) + " overflowed)").c_str() : "");
-        std::fflush(stdout);
-        char buf[720];
-        rows += csv_field(c.label) + "," + csv_field(c.s1) + "," + csv_field(c.s2) + ",";
-        std::snprintf(buf, sizeof buf, "%d,%s,%llu,%llu,%.6e,%.6e,%.6e,%.6f,%.6f,%.3f,%.6f,%.6f,%.6f,%.6e,%.6f,%.6f,%.0f,",
-                      k, dist.c_str(), static_cast<unsigned long long>(e.n),
-                      static_cast<unsigned long long>(e.finite), e.rms_rel, e.max_rel, e.mean_rel, e.mean_ulp,
-                      e.mean_abs_ulp, e.max_abs_ulp, cf_, mf, e.max_bound, ku, e.rms_nw, e.mean_nw, c.nand2);
-        rows += buf;
-        for (int i = 0; i < kUlpBins; ++i) rows += (i ? ";" : "") + std::to_string(e.ulp_hist[i]);
-        rows += "\n";
-      }
-    if (dist::rank() != 0) return 0;  // rank 0 writes the files (every rank holds the same rows)
-    if (csv_out) {
-      csv_out->write(rows);
-      csv_out->commit();
-      std::printf("wrote %s\n", csv.c_str());
-    }
-    if (!png.empty()) {
-      const std::string script = std::string(MATCORE_SOURCE_DIR) + "/scripts/explore_plot.py";
-      // the Debian python3 (python3-matplotlib lives there), unless $MATCORE_PYTHON names another
-      const char* py = std::getenv("MATCORE_PYTHON");
-      const std::string python = py ? py : ::access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
-      const std::string cmd = shell_quote(python) + " " + shell_quote(script) + " " + shell_quote(csv) + " " + shell_quote(png);
-      const int rc = run_tool(cmd, tool_timeout(600), "the plot script");
-      if (rc == 3) throw InputError("the plots need matplotlib for " + python + " (python3-matplotlib: scripts/install-deps.sh)");
-      if (rc != 0)
-        throw InputError("the plot script failed (exit " + std::to_string(rc) + ", its message is above): " + cmd);
-    }
-    return 0;
-  }
-};
-
 // ------------------------------------------------------------------------------------- show
 /// A datapath (preset, file, --set changes) as a datapath file; --fields: the field table.
 struct ShowCmd {
@@ -965,24 +634,7 @@ int matcore_main(int argc, char** argv) {
   show.dpa.add(c, true);
   c->add_flag("--fields", show.fields, "list the fields of a datapath file (markdown table)");
 
-  ExploreCmd ex;
-  c = p.command("explore", "accuracy of datapaths (presets, files, swept fields) on a workload against the exact sum",
-                "  matcore explore --dp mi300x/fp16 --dp h100/fp16 --k 16,256,4096 --n 10000 --csv e.csv --png e\n"
-                "  matcore explore --dp mi300x/fp16 --sweep frac_bits=20..32:2 --k 16,4096 --cost --csv f.csv --png f\n"
-                "  (workloads: --dist uniform01, uniform11, normal, loguniform, cancel; docs/explore.md)",
-                [&] { return ex.run(); });
-  ex.dpa.add(c, true);
-  c->add_option("--dp", ex.dps, "a datapath: preset arch/type[/out][+variant] or a datapath file (repeatable)")->check(cli::kNotAnOption);
-  c->add_option("--sweep", ex.sweeps, "a swept field: field=LO..HI[:STEP] or field=V,V,... (at most two)")->check(cli::kNotAnOption);
-  Program::text(c, "--dist", ex.dist, "input distribution: uniform01, uniform11, normal (default), loguniform, cancel");
-  Program::text(c, "--k", ex.ks, "dot lengths K,K,... (default 16,256,4096; chained through c in groups of n_fma)");
-  c->add_option("--n", ex.n, "samples per row (default 10000)")->check(cli::int_range(1, 1000000000000LL));
-  c->add_option("--seed", ex.seed, "seed of the inputs (default 1)")->check(cli::int_range(0, 2147483647));
-  c->add_flag("--no-monotonic", ex.no_mono, "skip the monotonicity check (it runs a second dot per sample)");
-  c->add_flag("--cost", ex.cost, "add each configuration's cost (matcore cost: yosys NAND2-equivalents)");
-  Program::text(c, "--csv", ex.csv, "write the rows as CSV (complete or not at all)");
-  Program::text(c, "--png", ex.png, "plots PREFIX-k.png, PREFIX-bias.png (and PREFIX-sweep.png, PREFIX-cost.png) from the CSV");
-  threads_option(c, ex.threads);
+  add_explore_command(p);
 
   DotCmd dotc;
   c = p.command("dot", "one dot product d = a.b + c through a preset, optionally with every stage",
@@ -1059,19 +711,7 @@ int matcore_main(int argc, char** argv) {
   c->add_flag("--widen", sm.widen, "write fp8/fp16/bf16 values widened to binary32 (the hwdata form)");
   threads_option(c, sm.threads);
 
-  FeaturesCmd ft;
-  c = p.command("features", "feature detection (section 4 of the paper) on a preset, or on a device's results",
-                "  matcore features --arch h100 --type fp16\n"
-                "  matcore features --type fp16 --k 16 --emit probes    (run probes/ on the device, then:)\n"
-                "  matcore features --type fp16 --k 16 --results d.txt --compare h100",
-                [&] { return ft.run(); });
-  ft.dpa.add(c, true);
-  c->add_option("--k", ft.k, "k of the instruction (the probes cover 2..64)")->check(cli::int_range(2, 64));
-  CLI::Option* em = Program::text(c, "--emit", ft.emit, "write the probe vectors to DIR");
-  CLI::Option* rs = Program::text(c, "--results", ft.results, "the device's d for the emitted vectors");
-  em->excludes(rs);
-  Program::text(c, "--compare", ft.compare, "compare the detected datapath with this preset")->needs(rs);
-
+  add_features_command(p);
   add_explain_command(p);
 
   CLI::App* trace_cmd = nullptr;
@@ -1084,23 +724,6 @@ int matcore_main(int argc, char** argv) {
   c->set_help_flag();
   c->allow_extras();
 
-  RtlCmd rtl;
-  c = p.command("rtl", "the Verilog top of a preset's pipeline (its stages from rtl_model/), for Verilator and yosys",
-                "  matcore rtl --arch mi300x --type fp16 --dir build/rtl   (writes mc_mi300x_fp16.sv and .f)",
-                [&] { return rtl.run(); });
-  rtl.dpa.add(c);
-  Program::text(c, "--dir", rtl.dir, "directory for TOP.sv and TOP.f (default: the top on standard output)");
-
-  CostCmd cost;
-  c = p.command("cost", "hardware cost of a preset's RTL top: yosys cells and NAND2-equivalents per stage, latency, widest adder",
-                "  matcore cost --arch mi300x --type fp16", [&] { return cost.run(); });
-  cost.dpa.add(c);
-
-  CheckTableCmd ct;
-  c = p.command("check-table", "run paper test-vector tables (tb/vectors/*.pvt)",
-                "  matcore check-table tb/vectors/paper_cdna3.pvt", [&] { return ct.run(); });
-  c->add_option("files", ct.files, "table files")->required()->check(CLI::ExistingFile);
-  c->add_flag("--verbose", ct.verbose, "also list the passing cases");
-
+  add_hardware_commands(p);
   return p.run(argc, argv);
 }

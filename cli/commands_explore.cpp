@@ -1,0 +1,233 @@
+// matcore explore: the accuracy of datapaths on a workload against the exact sum (docs/explore.md).
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "matcore/cli.hpp"
+#include "matcore/datapath_file.hpp"
+#include "matcore/dist.hpp"
+#include "matcore/explore.hpp"
+#include "matcore/features.hpp"
+#include "matcore/fields.hpp"
+#include "matcore/output.hpp"
+#include "matcore/plan.hpp"
+#include "matcore/presets.hpp"
+#include "matcore/rtl.hpp"
+#include "matcore/table.hpp"
+#include "matcore/vectors.hpp"
+
+using namespace mc;
+using cli::DatapathArgs;
+using cli::Program;
+using cli::threads_option;
+
+namespace {
+
+// ------------------------------------------------------------------------------------ explore
+/// A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break
+/// ("e4m3fnuz,e5m2fnuz" is one label, not two fields).
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string r = "\"";
+  for (char ch : s) r += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return r + "\"";
+}
+
+/// The accuracy of one or more datapaths (with up to two swept fields) on a workload, against
+/// the exact sum rounded once (explore.hpp); a table, CSV and PNG plots.
+struct ExploreCmd {
+  DatapathArgs dpa;
+  std::vector<std::string> dps, sweeps;
+  std::string dist = "normal", ks = "16,256,4096", csv, png;
+  unsigned long long n = 10000;
+  unsigned seed = 1, threads = 0;
+  bool no_mono = false, cost = false;
+
+  struct Config {
+    std::string label, s1, s2;  // datapath label, "field=value" of each sweep
+    Datapath dp;
+    double nand2 = -1;
+  };
+
+  std::vector<Config> configs() const {
+    std::vector<Datapath> base;
+    if (dpa.given()) base.push_back(dpa.resolve());
+    for (const std::string& x : dps) {
+      Datapath d;
+      try {
+        d = datapath_by_name(x);
+      } catch (const InputError&) {
+        throw;
+      } catch (const std::invalid_argument& e) {
+        throw UsageError("--dp " + x + ": " + e.what());
+      }
+      dpa.apply_set(d);
+      base.push_back(d);
+    }
+    if (base.empty()) throw UsageError("give the datapaths: --dp arch/type or --dp FILE (repeatable), or --arch/--type, --datapath");
+    if (sweeps.size() > 2) throw UsageError("at most two --sweep fields");
+    if (sweeps.size() == 2 && sweeps[0].substr(0, sweeps[0].find('=')) == sweeps[1].substr(0, sweeps[1].find('=')))
+      throw UsageError("two --sweep of the same field '" + excerpt(sweeps[0].substr(0, sweeps[0].find('='))) +
+                       "' (the rows would be mislabelled): give its values in one --sweep");
+    std::vector<Config> out;
+    for (const Datapath& d : base) {
+      const std::string label = d.name() + (d.variant.empty() ? "" : "+" + d.variant);
+      std::vector<std::pair<std::string, std::vector<std::string>>> sw;
+      try {
+        for (const std::string& s : sweeps) sw.push_back(parse_sweep(s, d));
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+      }
+      const std::vector<std::string> none = {""};
+      const auto& v1 = sw.size() > 0 ? sw[0].second : none;
+      const auto& v2 = sw.size() > 1 ? sw[1].second : none;
+      for (const std::string& x1 : v1)
+        for (const std::string& x2 : v2) {
+          Config c{label, "", "", d};
+          try {
+            if (!x1.empty()) { set_field(c.dp, sw[0].first, x1); c.s1 = sw[0].first + "=" + x1; }
+            if (!x2.empty()) { set_field(c.dp, sw[1].first, x2); c.s2 = sw[1].first + "=" + x2; }
+            validate_datapath(c.dp);
+          } catch (const std::invalid_argument& e) {
+            throw UsageError(label + " " + c.s1 + " " + c.s2 + ": " + e.what());
+          }
+          out.push_back(c);
+        }
+    }
+    return out;
+  }
+
+  int run() const {
+    Workload w;
+    if (!parse_workload(dist, w)) throw UsageError("--dist must be one of uniform01, uniform11, normal, loguniform, cancel");
+    std::vector<int> kv;
+    for (const std::string& x : split_commas(ks)) kv.push_back(static_cast<int>(cli::to_int("--k", x, 1, 1 << 20)));
+    if (kv.size() > static_cast<size_t>(kMaxKValues))
+      throw UsageError("--k: more than " + std::to_string(kMaxKValues) + " values (docs/cli.md, \"Limits\")");
+    if (!png.empty() && csv.empty()) throw UsageError("--png needs --csv (the plots are drawn from it)");
+    std::vector<Config> cf = configs();
+    // every output checked before any work: the CSV is created now (its temporary removed on
+    // any failure), the plots' names must be neither inputs nor the CSV, their directory must exist
+    std::unique_ptr<OutputFile> csv_out(csv.empty() || dist::rank() != 0 ? nullptr : new OutputFile(csv));
+    std::vector<std::string> plots;
+    if (!png.empty()) {
+      if (kv.size() > 1) plots = {png + "-k.png", png + "-bias.png"};
+      if (!sweeps.empty()) plots.push_back(png + "-sweep.png");
+      if (cost) plots.push_back(png + "-cost.png");
+      if (plots.empty())
+        throw UsageError("--png: nothing to plot with one k and no --sweep or --cost (give two or more --k values)");
+      for (const std::string& p : plots) {
+        check_output_target(p, "--png");
+        const std::string d = p.find('/') == std::string::npos ? "." : p.substr(0, p.rfind('/'));
+        struct stat st{};
+        if (::stat(d.empty() ? "/" : d.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+          throw InputError("--png " + p + ": the directory " + d + " does not exist");
+        if (::access(d.empty() ? "/" : d.c_str(), W_OK) != 0)
+          throw InputError("--png " + p + ": the directory " + d + " is not writable");
+      }
+    }
+    ExploreSpec spec;
+    spec.workload = w;
+    spec.n = n;
+    spec.seed = seed;
+    spec.threads = threads;
+    spec.monotonic = !no_mono;
+    if (cost)
+      for (Config& c : cf) {  // under mpirun: rank 0 runs yosys, the others take its figure
+        if (dist::rank() == 0) {
+          std::fprintf(stderr, "cost of %s %s %s (yosys) ...\n", c.label.c_str(), c.s1.c_str(), c.s2.c_str());
+          c.nand2 = rtl_cost(c.dp).nand2;
+        }
+        c.nand2 = std::stod(dist::broadcast(std::to_string(c.nand2)));
+      }
+    const bool tty = ::isatty(2) && dist::rank() == 0;
+    const uint64_t total = static_cast<uint64_t>(n) * kv.size() * cf.size();
+    uint64_t before = 0;
+    std::string rows = "datapath,sweep1,sweep2,k,workload,n,finite,rms_rel,max_rel,mean_rel,mean_ulp,mean_abs_ulp,"
+                       "max_abs_ulp,correct_frac,mono_frac,max_bound_ratio,k_u,rms_nw_u,mean_nw_u,nand2,ulp_hist\n";
+    std::printf("workload %s, %llu samples per row, seed %u; reference: the exact sum rounded once (RNE)\n"
+                "(rel = (d - ref) / ref, ulp = (d - ref) / ulp(ref) * sign(ref), nw = (d - exact) * sign(exact) / (u sum|a_i b_i|):\n"
+                " negative = toward zero; correct: d == ref; bound: max |d - exact| / (k u sum|a_i b_i|))\n",
+                dist.c_str(), n, seed);
+    std::printf("%-22s %-26s %6s %10s %10s %11s %9s %9s %9s %8s %8s %7s%s\n", "datapath", "sweep", "k", "rms_rel", "max_rel",
+                "mean_rel", "mean_ulp", "rms_nw", "mean_nw", "correct", "monoton", "bound", cost ? "    nand2" : "");
+    for (const Config& c : cf)
+      for (int k : kv) {
+        auto bar = [&](uint64_t done) {
+          if (!tty) return;
+          const uint64_t all = before + done;
+          std::fprintf(stderr, "\r[%-30s] %3d%% ", std::string(static_cast<size_t>(30.0 * all / total), '#').c_str(),
+                       static_cast<int>(100.0 * all / total));
+        };
+        const ErrorStats e = measure_error(c.dp, k, spec, bar);
+        before += n;
+        if (tty) std::fprintf(stderr, "\r%50s\r", "");
+        const double ku = k * std::ldexp(1.0, -((c.dp.out_prec >= 0 ? c.dp.out_prec : c.dp.out_fmt.mbits) + 1));
+        const double cf_ = e.finite ? static_cast<double>(e.correct) / e.finite : 0;
+        const double mf = e.mono_checked ? static_cast<double>(e.mono_ok) / e.mono_checked : 1;
+        const std::string sw = c.s1 + (c.s2.empty() ? "" : " " + c.s2);
+        std::printf("%-22s %-26s %6d %10.3e %10.3e %11.3e %9.3f %9.3f %9.3f %8.4f %8.4f %7.3f", c.label.c_str(), sw.c_str(), k,
+                    e.rms_rel, e.max_rel, e.mean_rel, e.mean_ulp, e.rms_nw, e.mean_nw, cf_, mf, e.max_bound);
+        if (cost) std::printf(" %8.0f", c.nand2);
+        std::printf("%s\n", e.finite < e.n ? (" (" + std::to_string(e.n - e.finite) + " overflowed)").c_str() : "");
+        std::fflush(stdout);
+        char buf[720];
+        rows += csv_field(c.label) + "," + csv_field(c.s1) + "," + csv_field(c.s2) + ",";
+        std::snprintf(buf, sizeof buf, "%d,%s,%llu,%llu,%.6e,%.6e,%.6e,%.6f,%.6f,%.3f,%.6f,%.6f,%.6f,%.6e,%.6f,%.6f,%.0f,",
+                      k, dist.c_str(), static_cast<unsigned long long>(e.n),
+                      static_cast<unsigned long long>(e.finite), e.rms_rel, e.max_rel, e.mean_rel, e.mean_ulp,
+                      e.mean_abs_ulp, e.max_abs_ulp, cf_, mf, e.max_bound, ku, e.rms_nw, e.mean_nw, c.nand2);
+        rows += buf;
+        for (int i = 0; i < kUlpBins; ++i) rows += (i ? ";" : "") + std::to_string(e.ulp_hist[i]);
+        rows += "\n";
+      }
+    if (dist::rank() != 0) return 0;  // rank 0 writes the files (every rank holds the same rows)
+    if (csv_out) {
+      csv_out->write(rows);
+      csv_out->commit();
+      std::printf("wrote %s\n", csv.c_str());
+    }
+    if (!png.empty()) {
+      const std::string script = std::string(MATCORE_SOURCE_DIR) + "/scripts/explore_plot.py";
+      // the Debian python3 (python3-matplotlib lives there), unless $MATCORE_PYTHON names another
+      const char* py = std::getenv("MATCORE_PYTHON");
+      const std::string python = py ? py : ::access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
+      const std::string cmd = shell_quote(python) + " " + shell_quote(script) + " " + shell_quote(csv) + " " + shell_quote(png);
+      const int rc = run_tool(cmd, tool_timeout(600), "the plot script");
+      if (rc == 3) throw InputError("the plots need matplotlib for " + python + " (python3-matplotlib: scripts/install-deps.sh)");
+      if (rc != 0)
+        throw InputError("the plot script failed (exit " + std::to_string(rc) + ", its message is above): " + cmd);
+    }
+    return 0;
+  }
+};
+
+}  // namespace
+
+void add_explore_command(Program& p) {
+  auto ex = std::make_shared<ExploreCmd>();
+  CLI::App* c = p.command("explore", "accuracy of datapaths (presets, files, swept fields) on a workload against the exact sum",
+                "  matcore explore --dp mi300x/fp16 --dp h100/fp16 --k 16,256,4096 --n 10000 --csv e.csv --png e\n"
+                "  matcore explore --dp mi300x/fp16 --sweep frac_bits=20..32:2 --k 16,4096 --cost --csv f.csv --png f\n"
+                "  (workloads: --dist uniform01, uniform11, normal, loguniform, cancel; docs/explore.md)",
+                [ex] { return ex->run(); });
+  ex->dpa.add(c, true);
+  c->add_option("--dp", ex->dps, "a datapath: preset arch/type[/out][+variant] or a datapath file (repeatable)")->check(cli::kNotAnOption);
+  c->add_option("--sweep", ex->sweeps, "a swept field: field=LO..HI[:STEP] or field=V,V,... (at most two)")->check(cli::kNotAnOption);
+  Program::text(c, "--dist", ex->dist, "input distribution: uniform01, uniform11, normal (default), loguniform, cancel");
+  Program::text(c, "--k", ex->ks, "dot lengths K,K,... (default 16,256,4096; chained through c in groups of n_fma)");
+  c->add_option("--n", ex->n, "samples per row (default 10000)")->check(cli::int_range(1, 1000000000000LL));
+  c->add_option("--seed", ex->seed, "seed of the inputs (default 1)")->check(cli::int_range(0, 2147483647));
+  c->add_flag("--no-monotonic", ex->no_mono, "skip the monotonicity check (it runs a second dot per sample)");
+  c->add_flag("--cost", ex->cost, "add each configuration's cost (matcore cost: yosys NAND2-equivalents)");
+  Program::text(c, "--csv", ex->csv, "write the rows as CSV (complete or not at all)");
+  Program::text(c, "--png", ex->png, "plots PREFIX-k.png, PREFIX-bias.png (and PREFIX-sweep.png, PREFIX-cost.png) from the CSV");
+  threads_option(c, ex->threads);
+}
