@@ -1,0 +1,499 @@
+// The RTL engine: Verilator builds of the generated tops (cached), their simulation over
+// samples, and yosys synthesis for `matcore cost` (docs/rtl.md). The generator of the tops is
+// core/src/rtl.cpp.
+#include "matcore/rtl.hpp"
+#include "matcore/output.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include "matcore/plan.hpp"
+#include "matcore/vectors.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+
+#ifndef MATCORE_RTL_DIR
+#define MATCORE_RTL_DIR "rtl_model"
+#endif
+
+
+namespace mc {
+
+namespace {
+/// An absolute form of p (the builds run verilator and make in other directories).
+std::string absolute(const std::string& p) {
+  if (p.empty() || p[0] == '/') return p;
+  char buf[4096];
+  return ::getcwd(buf, sizeof buf) ? std::string(buf) + "/" + p : p;
+}
+
+}  // namespace
+
+std::string rtl_model_dir() {
+  if (const char* e = std::getenv("MATCORE_RTL_DIR")) return absolute(e);
+  return MATCORE_RTL_DIR;
+}
+
+// ------------------------------------------------------------------------- the RTL engine
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw InputError(path + ": cannot read (" + std::strerror(errno) + ")");
+  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+uint64_t fnv1a(const std::string& s, uint64_t h = 1469598103934665603ull) {
+  for (unsigned char ch : s) {
+    h ^= ch;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+bool is_file(const std::string& p) {
+  struct stat st{};
+  return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+void mkdirs(const std::string& p) {
+  for (size_t i = 1; i <= p.size(); ++i)
+    if (i == p.size() || p[i] == '/') {
+      const std::string q = p.substr(0, i);
+      if (::mkdir(q.c_str(), 0777) != 0 && errno != EEXIST)
+        throw InputError(q + ": cannot create the RTL cache directory (" + std::strerror(errno) + ")");
+    }
+}
+
+/// The RTL cache (docs/rtl.md): $MATCORE_RTL_CACHE, which must be an existing writable
+/// directory; else $XDG_CACHE_HOME/matcore/rtl, ~/.cache/matcore/rtl or /tmp/matcore-rtl-UID,
+/// created below a directory that exists. An empty variable counts as unset (never "/").
+std::string cache_root() {
+  auto set = [](const char* v) -> const char* {
+    const char* e = std::getenv(v);
+    return e && *e ? e : nullptr;
+  };
+  if (const char* e = set("MATCORE_RTL_CACHE")) {
+    const std::string r = absolute(e);
+    struct stat st{};
+    if (::stat(r.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+      throw InputError("MATCORE_RTL_CACHE=" + std::string(e) + ": not an existing directory (create it, or unset the variable)");
+    if (::access(r.c_str(), W_OK | X_OK) != 0)
+      throw InputError("MATCORE_RTL_CACHE=" + std::string(e) + ": not writable (" + std::strerror(errno) + ")");
+    return r;
+  }
+  std::string base, below;
+  if (const char* x = set("XDG_CACHE_HOME")) base = absolute(x), below = "/matcore/rtl";
+  else if (const char* h = set("HOME")) base = h, below = "/.cache/matcore/rtl";
+  else base = "/tmp", below = "/matcore-rtl-" + std::to_string(::getuid());
+  struct stat st{};
+  if (::stat(base.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw InputError(base + ": the RTL cache would go below it, but it is not a directory (set MATCORE_RTL_CACHE)");
+  return base + below;
+}
+
+/// A temporary directory that is removed when it goes out of scope and on a signal.
+struct TempDir {
+  std::string path;
+  int slot = -1;
+  bool keep = false;
+  explicit TempDir(std::string tmpl) {
+    if (!::mkdtemp(&tmpl[0]))
+      throw InputError(tmpl.substr(0, tmpl.rfind('/')) + ": cannot create a directory (" + std::strerror(errno) + ")");
+    path = tmpl;
+    slot = register_temp(path, true);
+  }
+  ~TempDir() {
+    if (!keep) run_tool("rm -rf " + shell_quote(path), 600, "rm");
+    unregister_temp(slot);
+  }
+};
+
+std::string tmp_base() {
+  const char* t = std::getenv("TMPDIR");
+  return t && *t ? t : "/tmp";
+}
+
+/// The last lines of a tool's log, for its error message.
+std::string log_tail(const std::string& path, size_t lines = 6) {
+  std::ifstream f(path, std::ios::binary);
+  std::vector<std::string> last;
+  std::string l;
+  while (std::getline(f, l)) {
+    if (l.empty()) continue;
+    last.push_back(l.size() > 300 ? l.substr(0, 300) + "..." : l);
+    if (last.size() > lines) last.erase(last.begin());
+  }
+  std::string r;
+  for (const std::string& x : last) r += "\n  " + x;
+  return r;
+}
+
+std::string verilator_cmd() {
+  if (const char* e = std::getenv("MATCORE_VERILATOR")) return e;
+  return "verilator";
+}
+
+/// The runtime objects a Verilated makefile links (VM_GLOBAL_FAST and VM_GLOBAL_SLOW of
+/// <prefix>_classes.mk, each name + ".o"); empty when the file does not list them.
+std::vector<std::string> runtime_objects(const std::string& classes_mk) {
+  std::ifstream f(classes_mk);
+  std::vector<std::string> out;
+  std::string line;
+  bool in_global = false;
+  while (std::getline(f, line)) {
+    if (line.rfind("VM_GLOBAL_FAST", 0) == 0 || line.rfind("VM_GLOBAL_SLOW", 0) == 0) {
+      in_global = true;
+      continue;
+    }
+    if (!in_global) continue;
+    std::string name;
+    for (char ch : line)
+      if (ch != ' ' && ch != '\t' && ch != '\\') name += ch;
+    if (name.empty()) {
+      in_global = false;
+      continue;
+    }
+    out.push_back(name + ".o");
+  }
+  return out;
+}
+
+/// `verilator --version` (its output), or "" when verilator does not run.
+std::string verilator_version() {
+  std::string out;
+  FILE* p = ::popen((verilator_cmd() + " --version 2>/dev/null").c_str(), "r");
+  if (!p) return out;
+  char buf[256];
+  while (std::fgets(buf, sizeof buf, p)) out += buf;
+  return ::pclose(p) == 0 ? out : std::string();
+}
+
+/// What the runtime objects depend on: the Verilator (its --version output), the compiler and
+/// flags from the environment, matcore's Verilator flags and the trace mode.
+std::string runtime_key(const std::string& version, const std::string& flags, bool trace) {
+  std::string id = flags + (trace ? " --trace" : "") + version;
+  for (const char* v : {"CXX", "CXXFLAGS", "CPPFLAGS", "OBJCACHE"})
+    if (const char* e = std::getenv(v)) id += std::string(" ") + v + "=" + e;
+  char key[17];
+  std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(fnv1a(id)));
+  return std::string(key) + (trace ? "-trace" : "");
+}
+
+void copy_file(const std::string& from, const std::string& to) {
+  std::ifstream in(from, std::ios::binary);
+  std::ofstream out(to, std::ios::binary | std::ios::trunc);
+  out << in.rdbuf();
+  if (!in || !out.flush()) throw InputError(to + ": cannot copy from " + from + " (" + std::strerror(errno) + ")");
+}
+
+/// Keeps a build's runtime objects as rt_dir (written to a temporary directory, renamed when
+/// complete; a second process that got there first wins). Failing to keep them costs only time.
+void keep_runtime(const std::string& obj, const std::vector<std::string>& runtime, const std::string& rt_dir) {
+  std::string tmpl = rt_dir + ".tmp-XXXXXX";
+  if (!::mkdtemp(&tmpl[0])) return;
+  try {
+    for (const std::string& o : runtime) copy_file(obj + "/" + o, tmpl + "/" + o);
+    if (::rename(tmpl.c_str(), rt_dir.c_str()) == 0) return;
+  } catch (const InputError&) {
+  }
+  run_tool("rm -rf " + shell_quote(tmpl), 600, "rm");
+}
+
+}  // namespace
+
+std::string rtl_simulator(const Datapath& dp, bool trace) {
+  // one simulator per distinct top: presets with the same parameters (mi300a and mi300x, ...)
+  // share it, the text naming no preset
+  const RtlTop t = rtl_top(dp, "mc_top");
+  const std::string dir = rtl_model_dir();
+  const std::string harness = dir + "/harness/harness.cpp";
+  uint64_t h = fnv1a(t.text);
+  for (const std::string& s : t.sources) h = fnv1a(slurp(dir + "/" + s), h);
+  h = fnv1a(slurp(harness), h);
+  const std::string flags = " -O3 --x-assign fast --x-initial fast -CFLAGS -O3";  // part of the cache key
+  h = fnv1a(flags + (trace ? " --trace" : ""), h);
+  char key[17];
+  std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(h));
+  const std::string root = cache_root();
+  const std::string final_dir = root + "/top-" + key + (trace ? "-trace" : "");
+  const std::string exe = final_dir + "/sim";
+  if (is_file(exe)) return exe;
+
+  mkdirs(root);
+  // one build per key at a time (parallel test processes want the same simulators)
+  struct Lock {
+    int fd;
+    explicit Lock(const std::string& p) : fd(::open(p.c_str(), O_CREAT | O_RDWR, 0666)) {
+      if (fd >= 0) ::flock(fd, LOCK_EX);
+    }
+    ~Lock() {
+      if (fd >= 0) ::close(fd);
+    }
+  } lock(final_dir + ".lock");
+  if (is_file(exe)) return exe;
+  const std::string version = verilator_version();
+  if (version.empty())
+    throw InputError("the RTL engine needs verilator (Debian package verilator; scripts/install-deps.sh installs it)");
+  std::string tmpl = root + "/.build-" + rtl_module_name(dp) + "-XXXXXX";
+  if (!::mkdtemp(&tmpl[0])) throw InputError(root + ": cannot create a build directory (" + std::strerror(errno) + ")");
+  const std::string tmp = tmpl;
+  // a signal removes the unfinished build; a failed one stays for its log (see build.log)
+  struct Slot {
+    int s;
+    ~Slot() { unregister_temp(s); }
+  } slot{register_temp(tmp, true)};
+  {
+    std::ofstream f(tmp + "/top.sv");
+    f << t.text;
+    if (!f.flush()) throw InputError(tmp + "/top.sv: write failed");
+  }
+  // Verilate, then make. The Verilator runtime objects the makefile lists (verilated.o,
+  // verilated_threads.o, verilated_vcd_c.o with --trace) are the same for every top and are
+  // 5 of the 8 CPU-seconds of a build: they are compiled once per Verilator, compiler and
+  // trace mode, kept in the cache and copied into each build (newer than the makefile, so
+  // make takes them as they are).
+  const std::string obj = tmp + "/obj";
+  std::string cmd = verilator_cmd() + " --cc --exe -Wno-fatal --prefix Vtop --top-module " + t.module + flags +
+                    " --Mdir " + shell_quote(obj) + " -o " + shell_quote(tmp + "/sim") + (trace ? " --trace" : "");
+  for (const std::string& s : t.sources) cmd += " " + shell_quote(dir + "/" + s);
+  cmd += " " + shell_quote(tmp + "/top.sv") + " " + shell_quote(harness) + " > " + shell_quote(tmp + "/build.log") + " 2>&1";
+  if (run_tool(cmd, tool_timeout(900), "verilator (the RTL build of " + dp.name() + ")") != 0)
+    throw InputError("RTL build of " + t.module + " (" + dp.name() + ") failed; see " + tmp + "/build.log");
+  const std::vector<std::string> runtime = runtime_objects(obj + "/Vtop_classes.mk");
+  const std::string rt_dir = root + "/runtime-" + runtime_key(version, flags, trace);
+  bool rt_cached = !runtime.empty();
+  for (const std::string& o : runtime) rt_cached = rt_cached && is_file(rt_dir + "/" + o);
+  if (rt_cached)
+    for (const std::string& o : runtime) copy_file(rt_dir + "/" + o, obj + "/" + o);
+  const std::string make = "make -C " + shell_quote(obj) + " -f Vtop.mk -j 2 >> " + shell_quote(tmp + "/build.log") + " 2>&1";
+  if (run_tool(make, tool_timeout(900), "make (the RTL build of " + dp.name() + ")") != 0 || !is_file(tmp + "/sim"))
+    throw InputError("RTL build of " + t.module + " (" + dp.name() + ") failed; see " + tmp + "/build.log");
+  if (!rt_cached && !runtime.empty()) keep_runtime(obj, runtime, rt_dir);
+  run_tool("rm -rf " + shell_quote(tmp + "/obj"), 600, "rm");  // keep the executable, the top and the log
+  if (::rename(tmp.c_str(), final_dir.c_str()) != 0) {
+    // another process built the same simulator first: use that one
+    run_tool("rm -rf " + shell_quote(tmp), 600, "rm");
+    if (!is_file(exe)) throw InputError(final_dir + ": cannot install the RTL simulator (" + std::strerror(errno) + ")");
+  }
+  return exe;
+}
+
+std::vector<uint64_t> rtl_run(const Datapath& dp, const std::vector<RtlSample>& samples, const std::string& vcd) {
+  const std::string exe = rtl_simulator(dp, !vcd.empty());
+  const TempDir work(tmp_base() + "/matcore-rtl-run-XXXXXX");
+  const std::string in = work.path + "/in.txt", out = work.path + "/d.txt";
+  {
+    std::string text;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "matcore-rtl n_fma=%d aw=%d bw=%d ow=%d pair_interleave=%d c_final=%d\n", dp.n_fma,
+                  dp.a_fmt.width(), dp.b_fmt.width(), dp.out_fmt.width(), dp.pair_interleave ? 1 : 0, dp.c_final_add ? 1 : 0);
+    text = buf;
+    FILE* f = std::fopen(in.c_str(), "w");
+    if (!f) throw InputError(in + ": " + std::strerror(errno));
+    bool ok = std::fputs(text.c_str(), f) >= 0;
+    for (const RtlSample& s : samples) {
+      if (s.a.size() != s.b.size()) {
+        std::fclose(f);
+        throw InputError("rtl_run: a and b of a sample differ in length");
+      }
+      ok = ok && std::fprintf(f, "%zx %llx", s.a.size(), static_cast<unsigned long long>(s.c)) > 0;
+      for (uint64_t v : s.a) ok = ok && std::fprintf(f, " %llx", static_cast<unsigned long long>(v)) > 0;
+      for (uint64_t v : s.b) ok = ok && std::fprintf(f, " %llx", static_cast<unsigned long long>(v)) > 0;
+      ok = ok && std::fputc('\n', f) != EOF;
+    }
+    if (std::fclose(f) != 0 || !ok) throw InputError(in + ": write failed (" + std::strerror(errno) + ")");
+  }
+  std::string cmd = shell_quote(exe) + " " + shell_quote(in) + " " + shell_quote(out);
+  if (!vcd.empty()) cmd += " --vcd " + shell_quote(vcd);
+  if (std::getenv("MATCORE_RTL_STATS")) cmd += " --stats";  // simulation speed on stderr (docs/performance.md)
+  cmd += " 2> " + shell_quote(work.path + "/sim.log");
+  const size_t values = [&] {
+    size_t v = 0;
+    for (const RtlSample& s : samples) v += s.a.size() + 1;
+    return v;
+  }();
+  // a minute, and a second for every 10^5 values (the simulator runs about 10^6 a second)
+  const int limit = tool_timeout(60 + static_cast<int>(std::min<size_t>(values / 100000, 86000)));
+  const int st = run_tool(cmd, limit, "the RTL simulation of " + dp.name());
+  if (std::getenv("MATCORE_RTL_STATS")) std::fputs(log_tail(work.path + "/sim.log", 20).c_str(), stderr);
+  if (st != 0)
+    throw InputError("the RTL simulation of " + dp.name() + " failed (" + exe + ")" + log_tail(work.path + "/sim.log"));
+  std::vector<uint64_t> d;
+  d.reserve(samples.size());
+  FILE* f = std::fopen(out.c_str(), "r");
+  if (!f) throw InputError(out + ": " + std::strerror(errno));
+  unsigned long long v;
+  while (std::fscanf(f, "%llx", &v) == 1) d.push_back(v);
+  std::fclose(f);
+  if (d.size() != samples.size())
+    throw InputError("the RTL simulation of " + dp.name() + " returned " + std::to_string(d.size()) + " results for " +
+                     std::to_string(samples.size()) + " samples");
+  return d;
+}
+
+// --------------------------------------------------------------------------------- cost
+namespace {
+
+/// One module of yosys's `stat -tech cmos` report: its own primitive cells and transistors, and
+/// the submodule instances it holds.
+struct StatModule {
+  long cells = 0;
+  long flops = 0;  ///< its own flip-flop cells
+  double transistors = 0;
+  std::vector<std::pair<std::string, long>> children;
+};
+
+std::map<std::string, StatModule> parse_stat(const std::string& text) {
+  std::map<std::string, StatModule> mods;
+  std::istringstream in(text);
+  std::string line, cur;
+  bool in_cells = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("=== ", 0) == 0) {
+      cur = line.substr(4, line.size() - 8);
+      if (cur == "design hierarchy") cur.clear();
+      in_cells = false;
+      continue;
+    }
+    if (cur.empty()) continue;
+    if (line.find("Number of cells:") != std::string::npos) {
+      in_cells = true;
+      continue;
+    }
+    const size_t t = line.find("Estimated number of transistors:");
+    if (t != std::string::npos) {
+      mods[cur].transistors = std::atof(line.c_str() + t + 32);
+      in_cells = false;
+      continue;
+    }
+    if (!in_cells) continue;
+    std::istringstream ls(line);
+    std::string type;
+    long n = 0;
+    if (!(ls >> type >> n)) {
+      in_cells = false;
+      continue;
+    }
+    if (type.rfind("$_", 0) == 0) {
+      mods[cur].cells += n;
+      if (type.find("DFF") != std::string::npos) mods[cur].flops += n;
+    }
+    else mods[cur].children.push_back({type, n});
+  }
+  return mods;
+}
+
+/// Cells and transistors of a module with everything below it.
+std::pair<long, double> total_of(const std::map<std::string, StatModule>& m, const std::string& name) {
+  const auto it = m.find(name);
+  if (it == m.end()) return {0, 0};
+  long c = it->second.cells;
+  double t = it->second.transistors;
+  for (const auto& ch : it->second.children) {
+    const auto sub = total_of(m, ch.first);
+    c += ch.second * sub.first;
+    t += ch.second * sub.second;
+  }
+  return {c, t};
+}
+
+/// "mc_aligner" for "$paramod$1234\mc_aligner" (or a module without parameters).
+std::string base_of(const std::string& type) {
+  const size_t b = type.rfind('\\');
+  return b == std::string::npos ? type : type.substr(b + 1);
+}
+
+}  // namespace
+
+RtlCost rtl_cost(const Datapath& dp) {
+  const RtlTop t = rtl_top(dp);
+  if (rtl_size(t, dp) > kCostSizeLimit)
+    throw InputError("datapath " + dp.name() + ": too large for matcore cost (yosys would run for many minutes): n_fma x "
+                     "widest adder = " + std::to_string(dp.n_fma) + " x " + std::to_string(rtl_size(t, dp) / dp.n_fma) +
+                     " bits > " + std::to_string(kCostSizeLimit) + " (docs/cli.md, \"Limits\")");
+  if (run_tool("yosys -V > /dev/null 2>&1", 60, "yosys -V") != 0)
+    throw InputError("matcore cost needs yosys (Debian package yosys; scripts/install-deps.sh installs it)");
+  const TempDir work(tmp_base() + "/matcore-cost-XXXXXX");
+  const std::string& dir = work.path;
+  {
+    std::ofstream f(dir + "/top.sv");
+    f << t.text;
+    if (!f.flush()) throw InputError(dir + "/top.sv: write failed");
+  }
+  std::string files;
+  for (const std::string& s : t.sources) files += rtl_model_dir() + "/" + s + " ";
+  files += dir + "/top.sv";
+  const std::string script = "read_verilog -sv " + files + "; synth -top " + t.module + "; tee -q -o " + dir +
+                             "/stat.txt stat -tech cmos";
+  const auto t0 = std::chrono::steady_clock::now();
+  const int st = run_tool("yosys -q -l " + shell_quote(dir + "/yosys.log") + " -p " + shell_quote(script) + " > /dev/null 2>&1",
+                          tool_timeout(600), "yosys (the cost of " + dp.name() + ")");
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (st != 0) throw InputError("yosys failed on " + t.module + " (" + dp.name() + "):" + log_tail(dir + "/yosys.log"));
+  const auto mods = parse_stat(slurp(dir + "/stat.txt"));
+  const auto top = mods.find(t.module);
+  if (top == mods.end()) throw InputError(dir + "/stat.txt: no statistics of " + t.module);
+
+  RtlCost c;
+  c.module = t.module;
+  c.latency = t.latency;
+  c.seconds = secs;
+  // each stage: its instances, priced by the top's instances of that module (instances of one
+  // module with several parameter sets at the top level are averaged)
+  std::map<std::string, std::pair<long, double>> per_instance;  // base -> (cells, transistors)
+  std::map<std::string, long> instances;
+  for (const auto& ch : top->second.children) {
+    const auto tot = total_of(mods, ch.first);
+    auto& acc = per_instance[base_of(ch.first)];
+    acc.first += ch.second * tot.first;
+    acc.second += ch.second * tot.second;
+    instances[base_of(ch.first)] += ch.second;
+  }
+  std::map<std::string, long> planned;  // instances the generator placed, per module
+  for (const RtlInstance& i : t.instances) planned[i.module] += i.count;
+  std::vector<std::string> order;
+  for (const PlannedStage& p : plan(dp)) order.push_back(p.name);
+  order.insert(order.begin() + 2, "specials");
+  for (const std::string& stage : order) {
+    StageCost sc;
+    sc.stage = stage;
+    for (const RtlInstance& i : t.instances) {
+      if (i.stage != stage) continue;
+      sc.modules += (sc.modules.empty() ? "" : ", ") + i.module + (i.count > 1 ? " x" + std::to_string(i.count) : "");
+      const auto it = per_instance.find(i.module);
+      if (it == per_instance.end() || !instances[i.module]) continue;  // optimised away entirely
+      const double share = static_cast<double>(i.count) / static_cast<double>(std::max(planned[i.module], instances[i.module]));
+      sc.cells += static_cast<long>(it->second.first * share + 0.5);
+      sc.nand2 += it->second.second * share / 4.0;
+    }
+    for (const auto& a : t.adders)
+      if (a.first == stage) sc.adder_bits = std::max(sc.adder_bits, a.second);
+    if (sc.adder_bits > c.widest_adder) {
+      c.widest_adder = sc.adder_bits;
+      c.widest_stage = stage;
+    }
+    if (stage != "issue") c.stages.push_back(sc);
+  }
+  c.reg_cells = top->second.cells;
+  c.reg_nand2 = top->second.transistors / 4.0;
+  c.flops = top->second.flops;
+  const auto all = total_of(mods, t.module);
+  c.cells = all.first;
+  c.nand2 = all.second / 4.0;
+  return c;
+}
+
+}  // namespace mc
