@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <random>
 #include <string>
 
 #include "matcore/instructions.hpp"
@@ -165,8 +166,11 @@ TEST(Presets, ArchitectureFactsAreFields) {
     EXPECT_TRUE(std::ifstream(std::string(MATCORE_SOURCE_DIR) + "/waves/" + d.layout + ".gtkw").good()) << d.name();
     const bool nv_half = d.nan_invalid == 0x7FFFFFFF && (d.a_fmt == kBinary16 || d.a_fmt.width() == 8);
     EXPECT_EQ(d.half_out, nv_half) << d.name();
-    if (d.half_out) EXPECT_EQ(find_preset(d.arch, d.type, "fp16").out_fmt, kBinary16) << d.name();
-    else EXPECT_THROW(find_preset(d.arch, d.type, "fp16"), std::invalid_argument) << d.name();
+    if (d.half_out) {
+      EXPECT_EQ(find_preset(d.arch, d.type, "fp16").out_fmt, kBinary16) << d.name();
+    } else {
+      EXPECT_THROW(find_preset(d.arch, d.type, "fp16"), std::invalid_argument) << d.name();
+    }
   }
   EXPECT_EQ(find_preset("mi300x", "fp32").layout, "cdna3");
   EXPECT_EQ(find_preset("h100", "fp16").layout, "nvidia");
@@ -213,4 +217,36 @@ TEST(Plan, StagesOfEachFamily) {
             "issue -> multiplier -> aligner -> adder -> rounder -> cfinal");
   EXPECT_EQ(plan_diagram(find_preset("h100", "fp16", "fp16")),
             "issue -> multiplier -> aligner -> adder -> rounder -> outconv");
+}
+
+// The reference interpreter's trace uses the names of the signal table, the names SystemC's VCD
+// and the RTL views carry (one name for one bit at every level): every row of `dot --trace`, on
+// random samples with specials, of every preset and its binary16-output form, is a signal of
+// signal_table(dp), apart from the two rows of the dot product itself ("group", "order").
+TEST(Plan, TraceRowsAreSignalsOfThePlan) {
+  std::mt19937_64 g(7);
+  for (const Datapath& p : all_presets()) {
+    std::vector<Datapath> dps{p};
+    if (p.half_out) dps.push_back(find_preset(p.arch, p.type, "fp16", p.variant));
+    for (const Datapath& dp : dps) {
+      const std::vector<SignalField> table = signal_table(dp);
+      const int K = dp.k_default * 2;
+      for (int s = 0; s < 40; ++s) {
+        std::vector<uint64_t> a(K), b(K);
+        auto mask = [](int w) { return w >= 64 ? ~uint64_t{0} : (uint64_t{1} << w) - 1; };
+        const uint64_t ma = mask(dp.a_fmt.width()), mb = mask(dp.b_fmt.width());
+        for (int k = 0; k < K; ++k) {
+          a[k] = g() & ma;  // every bit pattern: zeros, subnormals, Inf and NaN among them
+          b[k] = g() & mb;
+        }
+        const uint64_t c = s % 3 == 0 ? 0 : g() & mask(dp.out_fmt.width());
+        Trace t;
+        dot(dp, a.data(), b.data(), K, c, &t);
+        for (const auto& row : t.rows) {
+          if (row.first == "group" || row.first == "order") continue;
+          EXPECT_NE(find_signal(table, row.first), nullptr) << dp.name() << " " << dp.out_fmt.name << ": " << row.first;
+        }
+      }
+    }
+  }
 }
