@@ -111,9 +111,7 @@ struct RtlCmd {
         throw InputError(std::string("standard output: write failed (") + std::strerror(errno) + ")");
       return 0;
     }
-    struct stat st{};
-    if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-      throw InputError(dir + ": not a directory (--dir names an existing directory)");
+    OutputDir out_dir(dir, "--dir");  // created when missing; removed again if the files fail
     const std::string top = dir + "/" + t.module + ".sv";
     std::string list;
     for (const std::string& s : t.sources) list += rtl_model_dir() + "/" + s + "\n";
@@ -122,6 +120,7 @@ struct RtlCmd {
     a.write(t.text);
     b.write(list);
     commit_all({&a, &b});
+    out_dir.keep();
     std::printf("%s: %s (latency %d cycles), file list %s.f\n", dp.name().c_str(), top.c_str(), t.latency,
                 (dir + "/" + t.module).c_str());
     return 0;

@@ -128,8 +128,14 @@ TEST(RtlGenerateCli, WritesTopAndFileList) {
   std::getline(l, first);
   EXPECT_EQ(first, rtl_model_dir() + "/mc_decode.sv");
   out.clear();
-  EXPECT_EQ(mc_test::run_command(std::string(MATCORE_CLI) + " rtl --arch mi300x --type fp16 --dir /nonexistent 2>&1", &out), 2);
-  EXPECT_NE(out.find("/nonexistent: not a directory"), std::string::npos) << out;
+  // a missing directory is created (one level); a path below a file is an error
+  ASSERT_EQ(mc_test::run_command(std::string(MATCORE_CLI) + " rtl --arch mi300x --type fp16 --dir " + dir + "/new 2>&1", &out), 0)
+      << out;
+  EXPECT_TRUE(std::ifstream(dir + "/new/mc_mi300x_fp16.sv").good());
+  out.clear();
+  const std::string below_file = dir + "/mc_mi300x_fp16.sv/x";
+  EXPECT_EQ(mc_test::run_command(std::string(MATCORE_CLI) + " rtl --arch mi300x --type fp16 --dir " + below_file + " 2>&1", &out), 2);
+  EXPECT_NE(out.find(below_file + ": cannot create the directory of --dir"), std::string::npos) << out;
 }
 
 // ------------------------------------------------------------------------------ hardware data
