@@ -478,8 +478,8 @@ struct SampleCmd {
 // -------------------------------------------------------------------------- trace
 // The SystemC model is a separate program (it elaborates once per process): matcore-sc.
 /// matcore trace --engine rtl: the samples through the Verilated RTL top (built with --trace),
-/// a VCD of the run whose signals carry the field table's names under the top's named blocks
-/// (TOP.mc_top.aligner.e_max, ...), d checked against the fast model.
+/// a VCD of the run whose signals carry the field table's names in the SystemC VCD's scope
+/// (SystemC.aligner.e_max, ...; rtl_run), d checked against the fast model.
 int rtl_trace(const std::vector<std::string>& rest) {
   CLI::App app("matcore trace --engine rtl", "trace");
   DatapathArgs dpa;
@@ -511,21 +511,28 @@ int rtl_trace(const std::vector<std::string>& rest) {
     vcd = "run/trace-rtl-" + dp.arch + "-" + t + ".vcd";
   }
   std::vector<RtlSample> in;
-  for (const ExplainSample& x : xs) in.push_back(RtlSample{x.a, x.b, x.c});
-  OutputFile out(vcd);  // the simulator writes a temporary beside it; renamed when complete
+  std::vector<uint32_t> tags;  // the VCD's issue.tag: the sample's number in --file, as in the SystemC VCD
+  for (const ExplainSample& x : xs) {
+    in.push_back(RtlSample{x.a, x.b, x.c});
+    if (x.index > 0xffffffffu) throw UsageError("--samples: " + std::to_string(x.index) + " is past the 32-bit tag");
+    tags.push_back(static_cast<uint32_t>(x.index));
+  }
+  OutputFile out(vcd);  // written as a temporary beside it; renamed when complete
   if (out.temp_path().empty()) throw UsageError("--vcd: " + vcd + " is not a regular file path (the simulator writes the VCD)");
-  const std::vector<uint64_t> d = rtl_run(dp, in, out.temp_path());
+  const std::vector<uint64_t> d = rtl_run(dp, in, out.temp_path(), tags);
   out.commit();
   int bad = 0;
   const FastDot fd(dp);
   for (size_t i = 0; i < xs.size(); ++i) {
     const uint64_t m = widen_result(dp, fd(xs[i].a.data(), xs[i].b.data(), static_cast<int>(xs[i].a.size()), xs[i].c));
-    std::printf("sample %zu: rtl d = 0x%s, model d = 0x%s%s\n", i, to_hex(d[i]).c_str(), to_hex(m).c_str(),
-                d[i] == m ? "" : "  MISMATCH");
+    std::printf("sample %llu: rtl d = 0x%s, model d = 0x%s%s\n", static_cast<unsigned long long>(xs[i].index),
+                to_hex(d[i]).c_str(), to_hex(m).c_str(), d[i] == m ? "" : "  MISMATCH");
     bad += d[i] != m;
   }
-  std::printf("vcd: %s (signals TOP.mc_top.<stage>.<signal>: the names of matcore dot --trace and the SystemC VCD)\n",
+  std::printf("vcd: %s (signals SystemC.<stage>.<signal>, 1 ns, a 10 ns clock: the names, scope and time unit of the "
+              "SystemC VCD)\n",
               vcd.c_str());
+  if (!dp.layout.empty()) std::printf("view: gtkwave %s waves/%s.gtkw\n", vcd.c_str(), dp.layout.c_str());
   return bad ? 1 : 0;
 }
 

@@ -363,7 +363,7 @@ TEST(RtlCost, StagesAddUpToTheTotal) {
 namespace {
 
 // ------------------------------------------------------------------------------ RTL trace
-/// "block.signal" of the VCD variables one scope below the top module (the named blocks).
+/// "block.signal" of the VCD variables one scope below the top scope SystemC (the named blocks).
 std::set<std::string> vcd_views(const std::string& path) {
   std::ifstream in(path);
   std::set<std::string> names;
@@ -379,7 +379,7 @@ std::set<std::string> vcd_views(const std::string& path) {
     } else if (w == "$var") {
       std::string kind, width, id, name;
       in >> kind >> width >> id >> name;
-      if (scope.size() == 3 && scope[2].rfind("u_", 0) != 0) names.insert(scope[2] + "." + name);
+      if (scope.size() == 2 && scope[0] == "SystemC" && scope[1].rfind("u_", 0) != 0) names.insert(scope[1] + "." + name);
     } else if (w == "$enddefinitions") {
       break;
     }

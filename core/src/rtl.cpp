@@ -388,6 +388,7 @@ class Gen {
         reg(S + "_exp", d.XW, true);
         reg(S + "_active", 1);
         reg(S + "_sticky", 1);
+        reg(S + "_branch", 1);  // for the views alone (the fraction bits of the C++ record)
         inst(S, "mc_normaliser");
         o_ << "  mc_normaliser #(.XW(" << d.XW << "), .ACCF(" << d.ACCF << "), .ACCW(" << d.ACCW << "), .AF("
            << dp_.acc_frac << "), .EMIN(" << dp_.out_fmt.emin() << "), .NORM_RD(" << dp_.late_norm_rd
@@ -395,7 +396,7 @@ class Gen {
            << "_branch), .e_c_none(" << P << "_e_c_none), .sticky_in(" << P << "_sticky),\n"
            << "      .s_acc(w_no_s), .exp(w_no_exp), .active(w_no_act), .sticky(w_no_st));\n";
         body << "    " << S << "_s_acc <= w_no_s;\n    " << S << "_exp <= w_no_exp;\n    " << S << "_active <= w_no_act;\n    "
-             << S << "_sticky <= w_no_st;\n";
+             << S << "_sticky <= w_no_st;\n    " << S << "_branch <= " << P << "_branch;\n";
         break;
       }
       case StageKind::Exact: {
@@ -425,7 +426,7 @@ class Gen {
         // the terms entering: the products (level 0), the previous level's sums, or c + tree
         const bool from_mul = stages_[i - 1].kind == StageKind::Multiplier;
         const std::string tp = from_mul ? P + "_p" : P + "_t";
-        const int pw = ((1 << dp_.out_fmt.ebits) - 2 - dp_.out_fmt.bias + 2) - d.P_LSB + 2;
+        const int pw = pair_width();
         reg(S + "_bits", pairs * d.OW);
         reg(S + "_t_cls", 2 * pairs);
         reg(S + "_t_sign", pairs);
@@ -650,7 +651,9 @@ class Gen {
       if (sig[0] == 'a') return slice("issue_a", num(sig, 1), d.AW);
       if (sig[0] == 'b') return slice("issue_b", num(sig, 1), d.BW);
       const int k = num(sig, 1);
-      if (ends("_e")) return "32'(" + slice("multiplier_p_exp", k, d.XW) + ")";
+      if (ends("_e"))  // the C++ record gives a zero product the exponent 0
+        return "(multiplier_p_cls[" + std::to_string(2 * k) + " +: 2] == 2'd0 ? 32'd0 : 32'($signed(" +
+               slice("multiplier_p_exp", k, d.XW) + ")))";
       if (ends("_s")) return "multiplier_p_sign[" + std::to_string(k) + "]";
       if (ends("_cls")) {
         const std::string c = "multiplier_p_cls[" + std::to_string(2 * k) + " +: 2]";
@@ -667,15 +670,23 @@ class Gen {
       return slice("aligner_v", num(sig, 1), d.ALW);
     }
     // fixed-point triples: NAME, NAME_e, NAME_f
-    struct Fx { std::string v, e; int frac; };
+    struct Fx { std::string v, e; int frac; std::string frac_expr = ""; };
     auto fixed = [&](const std::string& base) -> Fx {
       if (pre == "adder" && base == "s_sum_odd") return {"adder_s", "adder_e_max", d.F};
       if (pre == "adder" && base == "s_sum_even") return {"adder_s_even", "adder_e_even", d.F};
       if (pre == "adder" && base == "s_acc") return {"adder_s", "adder_e_max", d.F};
       if (pre == "adder" && base == "s_sum")
         return has_stage("oddeven") ? Fx{"oddeven_s", "oddeven_e", d.PF} : Fx{"adder_s", "adder_e_max", d.F};
-      if (pre == "cadd") return {"cadd_s_acc", "cadd_exp", d.ACCF};
-      return {"normaliser_s_acc", "normaliser_exp", d.ACCF};
+      // the registers hold ACCF fraction bits; the C++ records c_align's: max(sum, c_frac) when c
+      // is shifted (branch), max(sum_frac, c's) when the sum is, acc_frac once normalised
+      const int f1 = std::max(d.FS, dp_.c_frac), f2 = std::max(dp_.sum_frac, dp_.out_fmt.mbits);
+      auto at = [&](const std::string& r, const std::string& cond, int fa, const std::string& cond2, int fb, int fc) {
+        auto sel = [&](auto f) { return "(" + cond + " ? " + f(fa) + " : " + cond2 + " ? " + f(fb) + " : " + f(fc) + ")"; };
+        return Fx{sel([&](int f) { return "($signed(" + r + "_s_acc) >>> " + std::to_string(d.ACCF - f) + ")"; }),
+                  r + "_exp", -1, sel([](int f) { return "32'(" + std::to_string(f) + ")"; })};
+      };
+      if (pre == "cadd") return at("cadd", "cadd_branch", f1, "1'b1", f2, f2);
+      return at("normaliser", "normaliser_active", dp_.acc_frac, "normaliser_branch", f1, f2);
     };
     if (pre == "adder" && sig.rfind("pair", 0) == 0) {
       const int level = num(sig, 4);
@@ -683,12 +694,13 @@ class Gen {
       return slice("adder_l" + std::to_string(level) + "_bits", k, d.OW);
     }
     if (sig == "exact" || sig == "exact_e" || sig == "exact_s" || sig == "exact_sticky") {
-      const std::string S = pre == "adder" ? "adder" : "cadd";
-      if (sig == "exact") return cut(S + "_x_mag");
+      // the C++ record (stages.hpp exact_sum_round) of the wide register: xrec_* below
+      const std::string S = pre == "adder" ? "adder" : "cadd", m = S + "_x_mag", lo = S + "_xrec_lo(" + m + ")";
+      if (sig == "exact") return "(" + lo + " < 0 ? 128'd0 : 128'(" + m + " >> " + lo + "))";
       if (sig == "exact_s") return S + "_x_sign";
-      if (sig == "exact_sticky") return "1'b0";
+      if (sig == "exact_sticky") return S + "_xrec_st(" + m + ")";
       const int lsb = pre == "adder" ? d.X_LSB : d.P_LSB;
-      return "32'(" + std::to_string(lsb) + ")";
+      return "(" + lo + " < 0 ? 32'd0 : 32'(" + std::to_string(lsb) + " + " + lo + "))";
     }
     if (pre == "cadd" && sig == "special") return "cadd_special";
     if (pre == "cadd" && sig == "e_c") return "32'(cadd_e_c)";
@@ -697,9 +709,32 @@ class Gen {
     if (sig == "d") return pre + "_d";
     if (sig == "d32") return "outconv_d32";
     if (ends("_e")) return "32'(" + fixed(sig.substr(0, sig.size() - 2)).e + ")";
-    if (ends("_f")) return "32'(" + std::to_string(fixed(sig.substr(0, sig.size() - 2)).frac) + ")";
+    if (ends("_f")) {
+      const Fx x = fixed(sig.substr(0, sig.size() - 2));
+      return x.frac_expr.empty() ? "32'(" + std::to_string(x.frac) + ")" : x.frac_expr;
+    }
     return cut(fixed(sig).v);
   }
+
+  /// Functions of the views S.exact, S.exact_e, S.exact_sticky: the record of the C++ exact
+  /// sum (the 124 bits from the leading one of the wide magnitude down, the sticky of the rest,
+  /// trailing zeros dropped) computed from the stage's magnitude register S_x_mag.
+  void exact_record(const std::string& S) {
+    const int W = S == "adder" ? d_.X_ACCW : pair_width();
+    const std::string arg = "(input logic [" + std::to_string(W - 1) + ":0] m)";
+    o_ << "\n  // ---- the C++ record of " << S << "'s exact sum, for the views (not synthesised: no output uses it)\n"
+       << "  function automatic int " << S << "_xrec_top" << arg << ";\n    " << S << "_xrec_top = -1;\n"
+       << "    for (int i = 0; i < " << W << "; i++) if (m[i]) " << S << "_xrec_top = i;\n  endfunction\n"
+       << "  function automatic int " << S << "_xrec_lo" << arg << ";  // the lowest one kept (-1: zero)\n"
+       << "    int lo;\n    lo = " << S << "_xrec_top(m) - 123;\n    " << S << "_xrec_lo = -1;\n"
+       << "    for (int i = " << W - 1 << "; i >= 0; i--) if (i >= lo && m[i]) " << S << "_xrec_lo = i;\n  endfunction\n"
+       << "  function automatic logic " << S << "_xrec_st" << arg << ";  // a one below the 124 kept bits\n"
+       << "    int lo;\n    lo = " << S << "_xrec_top(m) - 123;\n    " << S << "_xrec_st = 1'b0;\n"
+       << "    for (int i = 0; i < " << W << "; i++) if (i < lo && m[i]) " << S << "_xrec_st = 1'b1;\n  endfunction\n";
+  }
+
+  /// Width of the pair sums' exact magnitude (the pair c addition's cadd_x_mag).
+  int pair_width() const { return ((1 << dp_.out_fmt.ebits) - 2 - dp_.out_fmt.bias + 2) - d_.P_LSB + 2; }
 
   void views() {
     const std::vector<SignalField> table = signal_table(dp_);
@@ -710,6 +745,8 @@ class Gen {
       if (!by.count(pre)) order.push_back(pre);
       by[pre].push_back(&f);
     }
+    for (const PlannedStage& st : stages_)
+      if (st.kind == StageKind::Exact || st.kind == StageKind::PairCAdd) exact_record(st.name);
     o_ << "\n  // ---- the documented signals (matcore/plan.hpp signal_table), one named block per stage\n";
     for (const std::string& pre : order) {
       o_ << "  if (1) begin : " << pre << "\n";

@@ -32,6 +32,9 @@
 namespace mc {
 
 namespace {
+/// The module name of the top inside the simulators (the VCD's scope before vcd_as_systemc).
+const char* const kSimTop = "mc_top";
+
 /// An absolute form of p (the builds run verilator and make in other directories).
 std::string absolute(const std::string& p) {
   if (p.empty() || p[0] == '/') return p;
@@ -217,7 +220,7 @@ void keep_runtime(const std::string& obj, const std::vector<std::string>& runtim
 std::string rtl_simulator(const Datapath& dp, bool trace) {
   // one simulator per distinct top: presets with the same parameters (mi300a and mi300x, ...)
   // share it, the text naming no preset
-  const RtlTop t = rtl_top(dp, "mc_top");
+  const RtlTop t = rtl_top(dp, kSimTop);
   const std::string dir = rtl_model_dir();
   const std::string harness = dir + "/harness/harness.cpp";
   uint64_t h = fnv1a(t.text);
@@ -291,10 +294,88 @@ std::string rtl_simulator(const Datapath& dp, bool trace) {
   return exe;
 }
 
-std::vector<uint64_t> rtl_run(const Datapath& dp, const std::vector<RtlSample>& samples, const std::string& vcd) {
+namespace {
+
+/// A scope of a VCD header: its own declarations (each "$var ... $end" as text) and its scopes.
+struct VcdScope {
+  std::string kind, name;
+  std::vector<std::string> vars;
+  std::vector<VcdScope> scopes;
+};
+
+void put_scope(std::string& o, const VcdScope& s, const std::string& name, bool with_scopes) {
+  o += "$scope " + s.kind + " " + name + " $end\n";
+  for (const std::string& v : s.vars) o += v + "\n";
+  if (with_scopes)
+    for (const VcdScope& c : s.scopes) put_scope(o, c, c.name, true);
+  o += "$upscope $end\n";
+}
+
+}  // namespace
+
+void vcd_as_systemc(const std::string& in_path, const std::string& out_path, const std::string& module) {
+  std::ifstream in(in_path, std::ios::binary);
+  if (!in) throw InputError(in_path + ": " + std::strerror(errno));
+  VcdScope root;
+  std::vector<VcdScope*> open{&root};
+  std::string w;
+  auto until_end = [&](std::string text) {
+    while (in >> w) {
+      text += " " + w;
+      if (w == "$end") return text;
+    }
+    throw InputError(in_path + ": not a VCD (a declaration without $end)");
+  };
+  bool defs_end = false;
+  while (!defs_end && in >> w) {
+    if (w == "$scope") {
+      VcdScope s;
+      if (!(in >> s.kind >> s.name)) break;
+      until_end("");
+      open.back()->scopes.push_back(s);
+      open.push_back(&open.back()->scopes.back());
+    } else if (w == "$upscope") {
+      until_end("");
+      if (open.size() < 2) throw InputError(in_path + ": not a VCD ($upscope without $scope)");
+      open.pop_back();
+    } else if (w == "$var") {
+      open.back()->vars.push_back(until_end("$var"));
+    } else if (w == "$enddefinitions") {
+      until_end("");
+      defs_end = true;
+    } else if (!w.empty() && w[0] == '$') {
+      until_end(w);  // $version, $date, $timescale, $comment: replaced
+    }
+  }
+  const VcdScope* top = root.scopes.size() == 1 ? &root.scopes[0] : nullptr;
+  const VcdScope* mod = nullptr;
+  for (size_t i = 0; top && i < top->scopes.size(); ++i)
+    if (top->scopes[i].name == module) mod = &top->scopes[i];
+  if (!defs_end || !mod) throw InputError(in_path + ": not the RTL simulator's VCD (no scope " + module + ")");
+  std::string head = "$version matcore RTL engine (Verilator) $end\n$timescale 1 ns $end\n";
+  put_scope(head, *mod, "SystemC", true);
+  put_scope(head, *top, "harness", false);
+  head += "$enddefinitions $end";
+  std::ofstream out(out_path, std::ios::binary | std::ios::trunc);
+  out << head;
+  if (in.peek() != std::char_traits<char>::eof()) out << in.rdbuf();
+  out.flush();
+  if (!out) throw InputError(out_path + ": write failed (" + std::strerror(errno) + ")");
+}
+
+std::vector<uint64_t> rtl_run(const Datapath& dp, const std::vector<RtlSample>& samples, const std::string& vcd,
+                              const std::vector<uint32_t>& tags) {
+  if (!tags.empty() && tags.size() != samples.size())
+    throw std::invalid_argument("rtl_run: one tag per sample");
+  if (!tags.empty()) {
+    std::vector<uint32_t> sorted(tags);
+    std::sort(sorted.begin(), sorted.end());
+    const auto twice = std::adjacent_find(sorted.begin(), sorted.end());
+    if (twice != sorted.end()) throw InputError("sample " + std::to_string(*twice) + " is given twice");
+  }
   const std::string exe = rtl_simulator(dp, !vcd.empty());
   const TempDir work(tmp_base() + "/matcore-rtl-run-XXXXXX");
-  const std::string in = work.path + "/in.txt", out = work.path + "/d.txt";
+  const std::string in = work.path + "/in.txt", out = work.path + "/d.txt", sim_vcd = work.path + "/sim.vcd";
   {
     std::string text;
     char buf[160];
@@ -304,12 +385,14 @@ std::vector<uint64_t> rtl_run(const Datapath& dp, const std::vector<RtlSample>& 
     FILE* f = std::fopen(in.c_str(), "w");
     if (!f) throw InputError(in + ": " + std::strerror(errno));
     bool ok = std::fputs(text.c_str(), f) >= 0;
-    for (const RtlSample& s : samples) {
+    for (size_t i = 0; i < samples.size(); ++i) {
+      const RtlSample& s = samples[i];
       if (s.a.size() != s.b.size()) {
         std::fclose(f);
         throw InputError("rtl_run: a and b of a sample differ in length");
       }
-      ok = ok && std::fprintf(f, "%zx %llx", s.a.size(), static_cast<unsigned long long>(s.c)) > 0;
+      const unsigned long tag = tags.empty() ? static_cast<unsigned long>(i) : tags[i];
+      ok = ok && std::fprintf(f, "%lx %zx %llx", tag, s.a.size(), static_cast<unsigned long long>(s.c)) > 0;
       for (uint64_t v : s.a) ok = ok && std::fprintf(f, " %llx", static_cast<unsigned long long>(v)) > 0;
       for (uint64_t v : s.b) ok = ok && std::fprintf(f, " %llx", static_cast<unsigned long long>(v)) > 0;
       ok = ok && std::fputc('\n', f) != EOF;
@@ -317,7 +400,7 @@ std::vector<uint64_t> rtl_run(const Datapath& dp, const std::vector<RtlSample>& 
     if (std::fclose(f) != 0 || !ok) throw InputError(in + ": write failed (" + std::strerror(errno) + ")");
   }
   std::string cmd = shell_quote(exe) + " " + shell_quote(in) + " " + shell_quote(out);
-  if (!vcd.empty()) cmd += " --vcd " + shell_quote(vcd);
+  if (!vcd.empty()) cmd += " --vcd " + shell_quote(sim_vcd);
   if (std::getenv("MATCORE_RTL_STATS")) cmd += " --stats";  // simulation speed on stderr (docs/performance.md)
   cmd += " 2> " + shell_quote(work.path + "/sim.log");
   const size_t values = [&] {
@@ -341,6 +424,7 @@ std::vector<uint64_t> rtl_run(const Datapath& dp, const std::vector<RtlSample>& 
   if (d.size() != samples.size())
     throw InputError("the RTL simulation of " + dp.name() + " returned " + std::to_string(d.size()) + " results for " +
                      std::to_string(samples.size()) + " samples");
+  if (!vcd.empty()) vcd_as_systemc(sim_vcd, vcd, kSimTop);
   return d;
 }
 

@@ -93,6 +93,22 @@ uint64_t round_fixed(const Fixed& x, const Format& out, const RoundOpts& o, bool
   return round_to_format(out, e, o);
 }
 
+namespace {
+
+/// The record of an exact sum, one form whatever the accumulator: the 124 bits from the leading
+/// one down (the sticky: nonzero bits below them), trailing zeros dropped (mag odd). The same
+/// value; the RTL's view of its wide accumulator computes the same record (rtl.cpp).
+Exact canonical(Exact e) {
+  if (e.mag == 0) return e;
+  const uint64_t low = static_cast<uint64_t>(e.mag);
+  const int tz = low ? __builtin_ctzll(low) : 64 + __builtin_ctzll(static_cast<uint64_t>(e.mag >> 64));
+  e.mag >>= tz;
+  e.lsb_exp += tz;
+  return e;
+}
+
+}  // namespace
+
 uint64_t exact_sum_round(const Product* t, int n, const Format& out, const RoundOpts& o,
                          bool zero_sign, Exact* exact_out) {
   int lo = 0, hi = 0;
@@ -125,7 +141,7 @@ uint64_t exact_sum_round(const Product* t, int n, const Format& out, const Round
       return zero_bits(out, s);
     }
     const Exact e{acc < 0, acc < 0 ? static_cast<u128>(-acc) : static_cast<u128>(acc), lo, false};
-    if (exact_out) *exact_out = e;
+    if (exact_out) *exact_out = canonical(e);
     return round_to_format(out, e, o);
   }
   // Otherwise a Kulisch accumulator over the whole range (binary64 products span ~4300 bits).
@@ -140,7 +156,7 @@ uint64_t exact_sum_round(const Product* t, int n, const Format& out, const Round
     return zero_bits(out, s);
   }
   const Exact e = w.to_exact();
-  if (exact_out) *exact_out = e;
+  if (exact_out) *exact_out = canonical(e);
   return round_to_format(out, e, o);
 }
 

@@ -7,9 +7,11 @@
 //
 //   harness IN OUT [--vcd FILE] [--stats]   (--stats: simulation speed on stderr)
 //   IN:  line 1  "matcore-rtl n_fma=N aw=AW bw=BW ow=OW pair_interleave=0|1 c_final=0|1"
-//        then one sample per line: "K c a_0 .. a_K-1 b_0 .. b_K-1" (hex bit patterns; c in the
-//        output format)
-//   OUT: one line per sample: d as stored (hex; binary16 results widened to binary32)
+//        then one sample per line: "T K c a_0 .. a_K-1 b_0 .. b_K-1" (hex; T: the sample's tag,
+//        its number in the user's file, unique; c in the output format)
+//   OUT: one line per sample, in IN's order: d as stored (hex; binary16 results widened to binary32)
+//   The VCD: a 10 ns clock (time unit 1 ns, rising edges at multiples of 10), as the SystemC
+//   top's; matcore rewrites its scopes to SystemC's (rtl_driver.cpp, vcd_as_systemc).
 //   exit 0, or 2 with a message on a malformed IN or a failed write.
 #include <verilated.h>
 #if VM_TRACE
@@ -26,6 +28,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 #include <vector>
 
 #include "Vtop.h"
@@ -65,6 +68,7 @@ typename std::enable_if<std::is_integral<T>::value, uint64_t>::type get(const T&
 struct Sample {
   std::vector<uint64_t> a, b;
   uint64_t c = 0;
+  uint32_t tag = 0;
   int groups = 1;
 };
 
@@ -125,13 +129,17 @@ int main(int argc, char** argv) {
     if (line.empty()) continue;
     tok.clear();
     for (char* t = std::strtok(&line[0], " \t\r"); t; t = std::strtok(nullptr, " \t\r")) tok.push_back(t);
-    if (tok.size() < 2) die("IN line " + std::to_string(lineno) + ": too few fields");
-    const uint64_t K = hexval(tok[0], lineno);
-    if (tok.size() != 2 + 2 * K) die("IN line " + std::to_string(lineno) + ": expected " + std::to_string(2 + 2 * K) + " fields");
+    if (tok.size() < 3) die("IN line " + std::to_string(lineno) + ": too few fields");
     Sample s;
-    s.c = hexval(tok[1], lineno);
-    for (uint64_t k = 0; k < K; ++k) s.a.push_back(hexval(tok[2 + k], lineno));
-    for (uint64_t k = 0; k < K; ++k) s.b.push_back(hexval(tok[2 + K + k], lineno));
+    const uint64_t tag = hexval(tok[0], lineno);
+    const uint64_t K = hexval(tok[1], lineno);
+    if (tag > 0xffffffffu) die("IN line " + std::to_string(lineno) + ": the tag is over 32 bits");
+    if (K > 1u << 24 || tok.size() != 3 + 2 * K)
+      die("IN line " + std::to_string(lineno) + ": expected " + std::to_string(3 + 2 * K) + " fields");
+    s.tag = static_cast<uint32_t>(tag);
+    s.c = hexval(tok[2], lineno);
+    for (uint64_t k = 0; k < K; ++k) s.a.push_back(hexval(tok[3 + k], lineno));
+    for (uint64_t k = 0; k < K; ++k) s.b.push_back(hexval(tok[3 + K + k], lineno));
     if (P.pair_interleave && K > 2) {  // k mod 4 in {0,1} first, then {2,3}
       std::vector<uint64_t> ra, rb;
       for (int pass = 0; pass < 2; ++pass)
@@ -144,6 +152,10 @@ int main(int argc, char** argv) {
     samples.push_back(std::move(s));
   }
   std::fclose(in);
+  std::unordered_map<uint32_t, uint32_t> index_of;  // tag -> sample
+  for (size_t i = 0; i < samples.size(); ++i)
+    if (!index_of.emplace(samples[i].tag, static_cast<uint32_t>(i)).second)
+      die("IN: tag " + std::to_string(samples[i].tag) + " given twice");
 
 #if VM_TRACE
   // Verilator's own file retries a write that makes no progress forever and fails fatally
@@ -181,20 +193,19 @@ int main(int argc, char** argv) {
 #else
   if (vcd) die("--vcd: this harness was built without tracing");
 #endif
-  uint64_t time = 0;
+  uint64_t cycles = 0;  // a cycle: the inputs settle with clk low (ns 10c+5), then the rising edge (ns 10c+10)
   auto tick = [&] {
     top->clk = 0;
     top->eval();
 #if VM_TRACE
-    if (tfp) tfp->dump(time);
+    if (tfp) tfp->dump(10 * cycles + 5);
 #endif
-    ++time;
     top->clk = 1;
     top->eval();
 #if VM_TRACE
-    if (tfp) tfp->dump(time);
+    if (tfp) tfp->dump(10 * cycles + 10);
 #endif
-    ++time;
+    ++cycles;
   };
 
   const auto t0 = std::chrono::steady_clock::now();
@@ -230,13 +241,13 @@ int main(int argc, char** argv) {
       put(top->in_c, 0, P.ow, it.c);
       put(top->in_cf, 0, P.ow, s.c);
       top->in_last = it.group == s.groups - 1;
-      top->in_tag = it.sample;
+      top->in_tag = s.tag;
       top->in_grp = static_cast<uint8_t>(it.group);
       top->in_valid = 1;
     }
     tick();
     if (top->out_valid) {
-      const uint32_t si = top->out_tag;
+      const uint32_t si = index_of.at(static_cast<uint32_t>(top->out_tag));
       if (top->out_last) {
         d[si] = get(top->out_d32);
         ++done;
@@ -245,7 +256,7 @@ int main(int argc, char** argv) {
         ready.push_back(Item{si, ++cur[si], get(top->out_d)});
       }
     }
-    if (time > (uint64_t{1} << 62)) die("simulation did not finish");
+    if (cycles > (uint64_t{1} << 58)) die("simulation did not finish");
   }
   top->in_valid = 0;
   tick();
@@ -253,7 +264,7 @@ int main(int argc, char** argv) {
   if (stats) {
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::fprintf(stderr, "simulated %zu samples in %llu cycles, %.3f s: %.0f dot/s, %.0f cycles/s\n", samples.size(),
-                 static_cast<unsigned long long>(time / 2), secs, samples.size() / secs, (time / 2) / secs);
+                 static_cast<unsigned long long>(cycles), secs, samples.size() / secs, cycles / secs);
   }
 #if VM_TRACE
   if (tfp) tfp->close();

@@ -79,10 +79,20 @@ struct RtlSample {
 std::string rtl_simulator(const Datapath& dp, bool trace = false);
 
 /// Runs the samples through the RTL; returns d as stored (binary16 results widened to binary32).
-/// vcd: a VCD of the whole run (needs the trace build). With $MATCORE_RTL_STATS set the
-/// simulator prints its speed (samples, cycles, dot/s) on stderr.
+/// vcd: a VCD of the whole run (needs the trace build), written as the SystemC top's: scope
+/// SystemC.<stage>.<signal>, time unit 1 ns, a 10 ns clock, so the layouts of waves/ open it
+/// (vcd_as_systemc). tags: each sample's number in the VCD's issue.tag (the user's file
+/// numbering; unique); empty: 0, 1, ... With $MATCORE_RTL_STATS set the simulator prints its
+/// speed (samples, cycles, dot/s) on stderr.
 std::vector<uint64_t> rtl_run(const Datapath& dp, const std::vector<RtlSample>& samples,
-                              const std::string& vcd = "");
+                              const std::string& vcd = "", const std::vector<uint32_t>& tags = {});
+
+/// Rewrites the Verilated simulator's VCD `in` into `out` with the SystemC VCD's hierarchy and
+/// time unit: the scope of the top module `module` becomes the top scope SystemC (its named
+/// blocks, one per stage, under it: SystemC.aligner.sticky), the harness's own signals go to a
+/// scope "harness", and the time unit is 1 ns. The value changes are copied as they are.
+/// InputError when `in` is not a VCD with that scope or a write fails.
+void vcd_as_systemc(const std::string& in, const std::string& out, const std::string& module);
 
 /// Hardware cost of a datapath's top: yosys synthesises it to generic gates (synth, hierarchy
 /// kept) and estimates CMOS transistors (stat -tech cmos); NAND2-equivalents = transistors / 4

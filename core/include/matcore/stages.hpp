@@ -189,7 +189,9 @@ uint64_t round_fixed(const Fixed& x, const Format& out, const RoundOpts& o, bool
 uint64_t add_c_final(const Datapath& dp, uint64_t acc, uint64_t c);
 
 /// Exact adder: the exact sum of n finite terms, rounded once (Kulisch accumulator).
-/// Non-finite terms must have been resolved before.
+/// Non-finite terms must have been resolved before. exact_out: the sum's record (adder.exact,
+/// cadd.exact): the 124 bits from the leading one down with the sticky of the rest, trailing
+/// zeros dropped (mag odd); a zero sum is mag 0 at 2^0.
 uint64_t exact_sum_round(const Product* terms, int n, const Format& out, const RoundOpts& o,
                          bool zero_sign, Exact* exact_out = nullptr);
 

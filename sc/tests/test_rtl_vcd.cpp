@@ -1,0 +1,206 @@
+// The RTL against the C++ stages, signal by signal (issue 26). For one preset of each layout
+// family, and the odd/even and binary16-output structures, the same samples go through
+// `matcore-sc trace` (the SystemC top: modules around the C++ stage functions, which
+// test_sc_vcd checks against mc::dot's trace) and `matcore trace --engine rtl` (the Verilated
+// Verilog: an independent implementation). Then
+//   - both VCDs have the top scope SystemC and the time unit 1 ns, and every signal of the field
+//     table (signal_table) is in both with its width and in the shipped layout
+//     waves/<layout>.gtkw under that name and range: the layout opens either VCD;
+//   - every signal holds the same bits in both, read when the stage that owns it holds a
+//     (sample, group), for every sample and group: random bit patterns (NaN, Inf and subnormal
+//     operands among them) and random exponent/mantissa draws with subnormals, several groups a
+//     sample, the last one partial; samples numbered as in the file (issue.tag). The one
+//     exceptions (holds_pair): a pair-level slot that holds no pair, and the lanes past K of the
+//     last group, which hold no product (the C++ record has none, the RTL a -0 that no rule sees).
+// A difference names the stage, the sample, the group, the signal and both values in hex.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "matcore/plan.hpp"
+#include "matcore/presets.hpp"
+#include "matcore/vectors.hpp"
+#include "run_command.hpp"
+#include "temp_dir.hpp"
+#include "vcd_reader.hpp"
+
+using namespace mc;
+using mc_test::read_vcd;
+using mc_test::Vcd;
+
+namespace {
+
+struct Case {
+  const char *arch, *type, *out, *variant;
+};
+void PrintTo(const Case& c, std::ostream* os) { *os << c.arch << "/" << c.type << (*c.out ? " out " : "") << c.out; }
+
+const Case kCases[] = {
+    {"mi100", "bf16", "", ""},       // cdna1: exact adder
+    {"mi250", "fp16", "", ""},       // cdna2: pairwise tree, pair c addition
+    {"mi300x", "fp16", "", ""},      // cdna3: late c, normaliser
+    {"mi300x", "e4m3fnuz", "", ""},  // cdna3: odd/even sums
+    {"h100", "fp16", "", ""},        // nvidia: early c, truncation
+    {"b200", "e4m3", "fp16", "mma.sync"},  // nvidia: pair interleave, final c add, binary16 output
+};
+
+std::string dp_args(const Case& c) {
+  std::string s = std::string(" --arch ") + c.arch + " --type " + c.type;
+  if (*c.out) s += std::string(" --out ") + c.out;
+  if (*c.variant) s += std::string(" --variant ") + c.variant;
+  return s;
+}
+
+/// "name[hi:lo]" (or "name" for one bit) of each signal line of a .gtkw layout.
+std::set<std::string> layout_signals(const std::string& path) {
+  std::ifstream in(path);
+  std::set<std::string> s;
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("SystemC.", 0) == 0) s.insert(line.substr(8));
+  return s;
+}
+
+using Key = std::tuple<std::string, uint64_t, uint64_t>;  // owning stage, tag, group
+
+/// Whether the signal holds a record of the C++ stages in group g of a sample of K products:
+/// multiplier.p<i> a product (i < the group's products), adder.pair<l>_<k> a pair sum. A level of
+/// m terms forms m/2 pairs and passes an odd last term on: the C++ record leaves that slot 0,
+/// the RTL adds the term to a zero product there (the same value goes on). Only pairs compare.
+bool holds_pair(const std::string& name, const Datapath& dp, int K, uint64_t g) {
+  if (name.rfind("multiplier.p", 0) == 0)  // lanes past K in the last group: no product (the RTL's -0)
+    return std::stoi(name.substr(12)) < K - static_cast<int>(g) * dp.n_fma;
+  if (name.rfind("adder.pair", 0) != 0) return true;
+  const int level = std::stoi(name.substr(10)), k = std::stoi(name.substr(name.find('_') + 1));
+  int m = std::min(dp.n_fma, K - static_cast<int>(g) * dp.n_fma);
+  for (int l = 0; l < level; ++l) m = m <= 1 ? m : m / 2 + (m & 1);
+  return m > 1 && k < m / 2;
+}
+
+/// The bits of every table signal at each time its owning stage holds a (tag, group).
+std::map<Key, std::map<std::string, std::string>> records(const Vcd& v, const Datapath& dp) {
+  const std::vector<PlannedStage> stages = plan(dp);
+  std::map<Key, std::map<std::string, std::string>> r;
+  for (const SignalField& f : signal_table(dp)) {
+    const std::string owner = f.group == "specials" ? stages[2].name : f.group;
+    if (!v.has(f.name) || !v.has(owner + ".valid")) continue;  // reported by the caller
+    std::vector<uint64_t> ts = v.times(owner + ".valid");
+    for (const char* c : {".tag", ".grp"})
+      for (uint64_t t : v.times(owner + c)) ts.push_back(t);
+    std::sort(ts.begin(), ts.end());
+    ts.erase(std::unique(ts.begin(), ts.end()), ts.end());
+    for (uint64_t t : ts)
+      if (v.u(owner + ".valid", t) == 1)
+        r[Key{owner, v.u(owner + ".tag", t), v.u(owner + ".grp", t)}][f.name] = v.bits(f.name, t);
+  }
+  return r;
+}
+
+std::string hex_of(const std::string& bits) {
+  std::string h;
+  const size_t lead = bits.size() % 4;
+  auto nib = [](const std::string& b) {
+    if (b.find_first_of("xz") != std::string::npos) return 'x';
+    return "0123456789abcdef"[std::stoi(b, nullptr, 2)];
+  };
+  if (lead) h += nib(bits.substr(0, lead));
+  for (size_t i = lead; i < bits.size(); i += 4) h += nib(bits.substr(i, 4));
+  return "0x" + h;
+}
+
+class RtlStages : public ::testing::TestWithParam<Case> {};
+
+TEST_P(RtlStages, EverySignalEqualsTheCxxStages) {
+  const Case& c = GetParam();
+  const Datapath dp = find_preset(c.arch, c.type, c.out, c.variant);
+  const std::string dir = mc_test::temp_dir();
+  const std::string layout = std::string(MATCORE_SOURCE_DIR) + "/waves/" + dp.layout + ".gtkw";
+  const std::set<std::string> shipped = layout_signals(layout);
+  ASSERT_FALSE(shipped.empty()) << layout;
+  const int k = 2 * dp.n_fma + 3;  // three groups or more, the last one partial
+  const size_t per_sample = static_cast<size_t>((k + dp.n_fma - 1) / dp.n_fma);
+  size_t compared = 0, groups = 0;
+  for (const char* strategy : {"bits", "expmant --subnormal"}) {
+    const std::string set = dir + "/" + std::string(strategy).substr(0, 4);
+    std::string out;
+    ASSERT_EQ(mc_test::run_command(std::string(MATCORE_CLI) + " sample --arch " + c.arch + " --type " + c.type +
+                                       " --k " + std::to_string(k) + " --n 6 --seed 26 --strategy " + strategy +
+                                       " --out " + set + " 2>&1",
+                                   &out),
+              0)
+        << out;
+    const std::string pick = " --file " + set + " --samples 5,1,3,0";  // numbered as in the file
+    const std::string sc_vcd = set + "/sc.vcd", rtl_vcd = set + "/rtl.vcd";
+    out.clear();
+    ASSERT_EQ(mc_test::run_command(std::string(MATCORE_SC_CLI) + " trace" + dp_args(c) + pick + " --vcd " + sc_vcd +
+                                       " --no-text --no-fst 2>&1",
+                                   &out),
+              0)
+        << out;
+    out.clear();
+    ASSERT_EQ(mc_test::run_command(std::string(MATCORE_CLI) + " trace --engine rtl" + dp_args(c) + pick + " --vcd " +
+                                       rtl_vcd + " 2>&1",
+                                   &out),
+              0)
+        << out;
+    EXPECT_NE(out.find("sample 5: rtl d = 0x"), std::string::npos) << out;
+    const Vcd sc = read_vcd(sc_vcd), rtl = read_vcd(rtl_vcd);
+    EXPECT_TRUE(rtl.tops.count("SystemC")) << "RTL VCD top scopes";
+    EXPECT_EQ(rtl.timescale, sc.timescale);
+    EXPECT_EQ(rtl.timescale, "1ns");
+    for (const SignalField& f : signal_table(dp)) {
+      const std::string in_layout = f.name + (f.width > 1 ? "[" + std::to_string(f.width - 1) + ":0]" : "");
+      EXPECT_TRUE(shipped.count(in_layout)) << in_layout << " is not in " << layout;
+      for (const Vcd* v : {&sc, &rtl}) {
+        ASSERT_TRUE(v->has(f.name)) << (v == &sc ? "SystemC" : "RTL") << " VCD lacks " << f.name;
+        EXPECT_EQ(v->width.at(v->id_of.at(f.name)), f.width) << f.name;
+      }
+    }
+    const auto want = records(sc, dp), got = records(rtl, dp);
+    std::set<Key> keys;
+    for (const auto& e : want) keys.insert(e.first);
+    for (const auto& e : got) keys.insert(e.first);
+    int reported = 0;
+    for (const Key& key : keys) {  // stage by stage in (stage name, tag, group) order
+      const std::string where = std::get<0>(key) + " sample " + std::to_string(std::get<1>(key)) + " group " +
+                                std::to_string(std::get<2>(key)) + " (" + strategy + ")";
+      if (!want.count(key) || !got.count(key)) {
+        ADD_FAILURE() << where << ": held by " << (want.count(key) ? "SystemC only" : "the RTL only");
+        continue;
+      }
+      if (std::get<0>(key) == "issue") ++groups;
+      for (const auto& s : want.at(key)) {
+        if (!holds_pair(s.first, dp, k, std::get<2>(key))) continue;
+        const auto it = got.at(key).find(s.first);
+        ++compared;
+        if (it != got.at(key).end() && it->second == s.second) continue;
+        if (++reported <= 12)
+          ADD_FAILURE() << where << ": " << s.first << " rtl " << (it == got.at(key).end() ? "-" : hex_of(it->second))
+                        << " c++ " << hex_of(s.second);
+      }
+    }
+    EXPECT_EQ(reported, 0) << "signals that differ (first 12 shown)";
+    std::remove(sc_vcd.c_str());
+    std::remove(rtl_vcd.c_str());
+  }
+  EXPECT_EQ(groups, 2u * 4u * per_sample) << "(sample, group) pairs seen by the issue stage";
+  RecordProperty("signals_compared", static_cast<int>(compared));
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, RtlStages, ::testing::ValuesIn(kCases),
+                         [](const ::testing::TestParamInfo<Case>& i) {
+                           std::string s = std::string(i.param.arch) + "_" + i.param.type + "_" + i.param.out;
+                           for (char& ch : s)
+                             if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return s;
+                         });
+
+}  // namespace
