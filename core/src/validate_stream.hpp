@@ -1,0 +1,56 @@
+// Internal to the streaming validation (validate.cpp: the grid engine for well-formed files and
+// the dispatch; validate_general.cpp: the general line-by-line engine with precise errors).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "matcore/validate.hpp"
+
+namespace mc::vstream {
+
+/// The value of a hex digit, -1 for any other character.
+inline int hexval(char ch) {
+  if (ch >= '0' && ch <= '9') return ch - '0';
+  if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+  if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+  return -1;
+}
+
+/// hexval of every byte.
+struct HexTable {
+  int8_t v[256];
+  HexTable() {
+    for (int i = 0; i < 256; ++i) v[i] = static_cast<int8_t>(hexval(static_cast<char>(i)));
+  }
+};
+inline const HexTable kHex;
+
+/// Length of the first token of a line.
+inline size_t first_token_len(const char* s, size_t n) {
+  size_t i = 0;
+  while (i < n && (s[i] == ' ' || s[i] == '\t')) ++i;
+  size_t j = i;
+  while (j < n && s[j] != ' ' && s[j] != '\t') ++j;
+  return j - i;
+}
+
+inline int count_tokens(const char* s, size_t n) {
+  int k = 0;
+  bool in = false;
+  for (size_t i = 0; i < n; ++i) {
+    const char ch = s[i];
+    const bool sp = ch == ' ' || ch == '\t';
+    if (!sp && !in) ++k;
+    in = !sp;
+  }
+  return k;
+}
+
+/// The general engine: any line lengths, comment lines anywhere, precise errors (file, line,
+/// field). The arguments are stream_files'.
+StreamResult stream_general(const Datapath& dp, const std::string& pa, const std::string& pb,
+                            const std::string& pc, const std::string& pd, const std::string& out,
+                            int expect_k, bool zero_c, unsigned threads, size_t keep, bool progress);
+
+}  // namespace mc::vstream
