@@ -14,6 +14,7 @@
 #include "matcore/wide.hpp"
 #include "fast_align.hpp"
 #include "fast_lanes.hpp"
+#include "fast_impl.hpp"
 
 namespace mc {
 
@@ -22,183 +23,11 @@ namespace {
 constexpr int kGroupMax = 64;    // validate_datapath: n_fma <= 64
 constexpr int kReorderMax = 512; // pair_interleave reorders K <= this on the stack
 
-// ---------------------------------------------------------------------------------------------
-// Operand decode: one table lookup for 8-bit formats, branch-free arithmetic for wider ones.
-//   table entry:  bit 31 special (NaN/Inf) | bit 30 sign | bits 16..27 exp + 2048 | bits 0..15 sig
-struct Op {
-  uint64_t sig;
-  int exp;
-  bool sign;
-  bool special;
-};
-
-struct InFmt {
-  Format f;
-  bool sub_in = true;
-  uint64_t wmask = 0;
-  std::vector<uint32_t> table;  // empty: arithmetic decode (formats over 8 bits)
-
-  void build(const Format& fmt, bool sub) {
-    f = fmt;
-    sub_in = sub;
-    wmask = f.width() >= 64 ? ~uint64_t{0} : (uint64_t{1} << f.width()) - 1;
-    mbits = f.mbits;
-    width = f.width();
-    bias = f.bias;
-    top = (uint64_t{1} << f.ebits) - 1;
-    mmask = (uint64_t{1} << f.mbits) - 1;
-    enc = f.enc;
-    if (f.width() > 8) return;  // a 2^16-entry table of fp16 misses the cache: arithmetic decode
-    table.resize(size_t{1} << f.width());
-    for (uint64_t x = 0; x < table.size(); ++x) {
-      const Unpacked u = decode_operand(f, x, sub_in);
-      uint32_t e = static_cast<uint32_t>(u.sig) | (static_cast<uint32_t>(u.exp + 2048) << 16);
-      if (u.sign) e |= uint32_t{1} << 30;
-      if (!u.is_finite()) e |= uint32_t{1} << 31;
-      table[x] = e;
-    }
-  }
-  Op get(uint64_t bits) const {
-    if (!table.empty()) {
-      const uint32_t e = table[bits & wmask];
-      return Op{e & 0xffffu, static_cast<int>((e >> 16) & 0xfffu) - 2048, ((e >> 30) & 1) != 0,
-                (e >> 31) != 0};
-    }
-    // decode_operand without branches on the class (formats over 8 bits)
-    const uint64_t E = (bits >> mbits) & top, M = bits & mmask;
-    const bool sign = (bits >> (width - 1)) & 1;
-    bool special;
-    switch (enc) {
-      case Encoding::IEEE: special = E == top; break;
-      case Encoding::FN: special = E == top && M == mmask; break;
-      default: special = sign && E == 0 && M == 0; break;
-    }
-    const bool normal = E != 0;
-    const uint64_t sig = normal ? (M | (uint64_t{1} << mbits)) : (sub_in ? M : 0);
-    const int exp = normal ? static_cast<int>(E) - bias : 1 - bias;
-    return Op{sig, exp, sign, special};
-  }
-  int mbits = 0, width = 0, bias = 0;
-  uint64_t top = 0, mmask = 0;
-  Encoding enc = Encoding::IEEE;
-};
-
-// ---------------------------------------------------------------------------------------------
-// Rounder on a 64-bit magnitude with the constants of the format precomputed (round_to_format).
-struct RoundK {
-  int p = 0, mbits = 0, emin = 0, emax = 0, bias = 0;
-  Encoding enc = Encoding::IEEE;
-  Rounding mode = Rounding::RNE;
-  bool subn = true, ovf_inf = false, has_inf = true;
-  uint64_t sbit = 0, maxf = 0, inf_p = 0, inf_n = 0, nan_p = 0, nan_n = 0, z_p = 0, z_n = 0;
-  Format f;
-  RoundOpts o;
-
-  void build(const Format& fmt, const RoundOpts& opts) {
-    f = fmt;
-    o = opts;
-    p = o.prec_mbits >= 0 ? o.prec_mbits : f.mbits;
-    mbits = f.mbits;
-    emin = f.emin();
-    emax = f.emax();
-    bias = f.bias;
-    enc = f.enc;
-    mode = o.mode;
-    subn = o.subnormals;
-    ovf_inf = o.overflow_to_inf;
-    has_inf = f.has_inf();
-    sbit = uint64_t{1} << (f.width() - 1);
-    maxf = f.max_finite_bits();
-    if (has_inf) { inf_p = f.inf_bits(false); inf_n = f.inf_bits(true); }
-    nan_p = f.qnan_bits(false);
-    nan_n = f.qnan_bits(true);
-    z_p = zero_bits(f, false);
-    z_n = zero_bits(f, true);
-  }
-  uint64_t zero(bool neg) const { return neg ? z_n : z_p; }
-
-  /// (-1)^sign * mag * 2^lsb rounded; mag != 0.
-  uint64_t round(bool sign, uint64_t mag, int lsb) const {
-    const int msb = 63 - __builtin_clzll(mag);
-    int e = lsb + msb;
-    bool sub = false;
-    if (e < emin) { e = emin; sub = true; }
-    const int sh = e - p - lsb;
-    uint64_t kept;
-    bool rb = false, st = false;
-    if (sh <= 0) {
-      kept = mag << -sh;  // kept < 2^(p+1): exact
-    } else {
-      const int r = sh - 1;
-      uint64_t m;
-      if (r >= 64) { st = true; m = 0; }
-      else { st = (mag & ((uint64_t{1} << r) - 1)) != 0; m = mag >> r; }
-      rb = m & 1;
-      kept = m >> 1;
-    }
-    bool up = false;
-    switch (mode) {
-      case Rounding::RNE: up = rb && (st || (kept & 1)); break;
-      case Rounding::RNA: up = rb; break;
-      case Rounding::RTZ: break;
-      case Rounding::RD: up = sign && (rb || st); break;
-      case Rounding::RU: up = !sign && (rb || st); break;
-    }
-    kept += up;
-    if (kept >> (p + 1)) { kept >>= 1; ++e; sub = false; }
-    if (sub && (kept >> p)) sub = false;
-    if (kept == 0 || (sub && !subn)) return zero(sign);
-    const uint64_t sig = kept << (mbits - p);
-    const uint64_t mmask = (uint64_t{1} << mbits) - 1;
-    if (e > emax || (e == emax && enc == Encoding::FN && (sig & mmask) == mmask)) {
-      const bool to_inf = ovf_inf || mode == Rounding::RNE || mode == Rounding::RNA ||
-                          (mode == Rounding::RU && !sign) || (mode == Rounding::RD && sign);
-      if (to_inf) return has_inf ? (sign ? inf_n : inf_p) : (sign ? nan_n : nan_p);
-      return (sign ? sbit : 0) | maxf;
-    }
-    const uint64_t E = (sub || (sig >> mbits) == 0) ? 0 : static_cast<uint64_t>(e + bias);
-    const uint64_t bits = (sign ? sbit : 0) | (E << mbits) | (sig & mmask);
-    if (enc == Encoding::FNUZ && bits == sbit) return 0;
-    return bits;
-  }
-  /// Signed fixed-point value v * 2^lsb rounded; zero gets `zero_sign`.
-  template <class T>
-  uint64_t round_fixed_t(T v, int lsb, bool zero_sign) const {
-    if (v == 0) return zero(zero_sign);
-    const bool neg = v < 0;
-    const u128 mag = neg ? static_cast<u128>(-static_cast<i128>(v)) : static_cast<u128>(v);
-    if ((mag >> 64) == 0) return round(neg, static_cast<uint64_t>(mag), lsb);
-    return round_to_format(f, Exact{neg, mag, lsb, false}, o);
-  }
-};
-
-}  // namespace
-
-struct FastDot::Impl {
-  Datapath dp;
-  InFmt A, B;
-  RoundK R;      // d
-  RoundK Rprod;  // prod_round_out: RNE to out_fmt
-  RoundK Rc;     // c_final_add
-  int pfrac = 0;       // fraction bits of a product term
-  int raw_frac = 0;    // a.mbits + b.mbits
-  int cmb = 0;         // out_fmt.mbits (fraction bits of c)
-  uint64_t (*fn)(const Impl&, const uint64_t*, const uint64_t*, int, uint64_t) = nullptr;
-  const char* name = "reference";
-  // batch(): the lane kernels on lanes::kLanes samples at once (fast_lanes.hpp): the fused
-  // group, the pairwise tree, the exact adder, the final c addition
-  lanes::LaneParams LP;
-  void (*lane_block)(const lanes::LaneParams&, const uint64_t*, const uint64_t*, const int*, int,
-                     const uint64_t*, lanes::LaneOut&) = nullptr;
-  void (*lane_transpose)(const uint64_t*, size_t, int, uint64_t*) = nullptr;
-  void (*lane_transpose32)(const uint32_t*, size_t, int, uint64_t*) = nullptr;
-  void (*lane_c_final)(const lanes::LaneParams&, const uint64_t*, const uint64_t*, lanes::LaneOut&) = nullptr;
-  const char* lane_isa = "none";
-};
-
-namespace {
-
 using Impl = FastDot::Impl;
+using fastk::InFmt;
+using fastk::Kernel;
+using fastk::Op;
+using fastk::RoundK;
 using fastk::align_v;
 using fastk::shift_rd;
 
@@ -546,45 +375,6 @@ int clog2(int x) {
   return r;
 }
 
-/// The lane kernels of one instruction set's namespace (fast_lanes.hpp Set) for batch().
-template <class Set>
-void use_lanes(Impl& I) {
-  I.lane_block = Set::block;
-  I.lane_transpose = Set::transpose;
-  I.lane_transpose32 = Set::transpose32;
-  I.lane_c_final = Set::c_final;
-  I.lane_isa = Set::name;
-}
-
-/// The lane kernel of the best instruction set this CPU has (AVX-512, else AVX2, else none);
-/// MATCORE_LANES=generic|avx2|avx512|avx512x2 picks one (tests, benchmarks), MATCORE_LANES=off
-/// none (batch() then runs sample by sample). With AVX-512: the avx512x2 lanes (two registers a
-/// lane vector, built by Clang) where they were built, but for the FMA chains of sum2
-/// (fast_lanes.cpp fma_chain: c or d wider than 24 bits; the GCC-built avx512 lanes run those
-/// 10% faster, measured: docs/performance.md).
-void pick_lanes(Impl& I, bool fma_chain) {
-  const char* env = std::getenv("MATCORE_LANES");
-  const std::string want = env ? env : "";
-  if (want == "off") return;
-#if defined(MATCORE_LANES_X86)
-  const bool has512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-                      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
-                      __builtin_cpu_supports("avx512cd");
-  const bool has2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
-#if defined(MATCORE_LANES_X2)
-  if (has512 && ((want.empty() && !fma_chain) || want == "avx512x2"))
-    return use_lanes<lanes::avx512x2::Set>(I);
-#endif
-  if (has512 && (want.empty() || want == "avx512" || want == "avx512x2"))
-    return use_lanes<lanes::avx512::Set>(I);
-  if (has2 && (want.empty() || want == "avx2" || want == "avx512" || want == "avx512x2"))
-    return use_lanes<lanes::avx2::Set>(I);
-#endif
-  // without AVX2 the lanes are two 64-bit values wide and no faster than one sample at a time
-  // (measured): batch() then runs sample by sample unless the generic lanes are asked for
-  if (want == "generic") use_lanes<lanes::generic::Set>(I);
-}
-
 }  // namespace
 
 FastDot::FastDot(const Datapath& dp) {
@@ -607,120 +397,39 @@ FastDot::FastDot(const Datapath& dp) {
       const bool narrow = w + clog2(dp.n_fma + 2) + 4 <= 62;
       if (narrow) {
         I->fn = wide_prod ? &dot_with<fused_group<u128, int64_t>> : &dot_with<fused_group<uint64_t, int64_t>>;
-        I->name = "fused/i64";
+        I->kernel = Kernel::FusedI64;
       } else {
         I->fn = wide_prod ? &dot_with<fused_group<u128, i128>> : &dot_with<fused_group<uint64_t, i128>>;
-        I->name = "fused/i128";
+        I->kernel = Kernel::FusedI128;
       }
       break;
     }
     case AdderKind::Pairwise:
       I->fn = wide_prod ? &dot_with<pairwise_group<u128>> : &dot_with<pairwise_group<uint64_t>>;
-      I->name = "pairwise/i128";
+      I->kernel = Kernel::PairwiseI128;
       break;
     case AdderKind::Exact:
       I->fn = wide_prod ? &dot_with<exact_group<u128>> : &dot_with<exact_group<uint64_t>>;
-      I->name = "exact/i128";
+      I->kernel = Kernel::ExactI128;
       break;
   }
   if (!I->fn) I->fn = &reference_dot;
+  I->name = fastk::kernel_name(I->kernel);
   // batch(): the lane kernels for the fused datapaths in 64-bit integers and the pairwise trees,
   // with products of at most 24 x 24 bits
-  const std::string kname = I->name;
   // (the exact adder of one product, an FMA chain, is the pairwise kernel with n = 1: fl(c + p))
-  const bool tree = kname == "pairwise/i128" || (kname == "exact/i128" && dp.n_fma == 1);
+  const bool tree = I->kernel == Kernel::PairwiseI128 || (I->kernel == Kernel::ExactI128 && dp.n_fma == 1);
   const bool narrow_in = dp.a_fmt.width() <= 32 && dp.b_fmt.width() <= 32 && dp.a_fmt.mbits <= 23 &&
                          dp.b_fmt.mbits <= 23;
   // the exact adder of several products, and any exact adder of wider significands (up to
   // binary64's: the fp64 FMA chains): two-limb sums, fast_lanes.cpp exact_run
   const bool wide_in = dp.a_fmt.mbits <= 52 && dp.b_fmt.mbits <= 52 && dp.out_fmt.mbits <= 52;
-  const bool exact_lanes = kname == "exact/i128" && !dp.prod_round_out &&
+  const bool exact_lanes = I->kernel == Kernel::ExactI128 && !dp.prod_round_out &&
                            (narrow_in ? dp.n_fma > 1 : wide_in);
-  const bool narrow_lanes = (kname == "fused/i64" && !dp.prod_round_out) || tree;
+  const bool narrow_lanes = (I->kernel == Kernel::FusedI64 && !dp.prod_round_out) || tree;
   if ((narrow_lanes && narrow_in) || exact_lanes) {
-    auto lf = [](const Format& f, bool sub) {
-      lanes::LaneFmt x;
-      x.mbits = static_cast<uint32_t>(f.mbits);
-      x.top = (uint64_t{1} << f.ebits) - 1;
-      x.mmask = (uint64_t{1} << f.mbits) - 1;
-      x.sign_shift = static_cast<uint32_t>(f.width() - 1);
-      x.bias = f.bias;
-      const uint64_t em = x.top << x.mbits, sb = uint64_t{1} << x.sign_shift;
-      if (f.enc == Encoding::IEEE) { x.sp_mask = em; x.sp_val = em; }
-      else if (f.enc == Encoding::FN) { x.sp_mask = em | x.mmask; x.sp_val = x.sp_mask; }
-      else { x.sp_mask = sb | em | x.mmask; x.sp_val = sb; }
-      x.sub_mask = sub ? x.mmask : 0;
-      return x;
-    };
-    lanes::LaneParams& P = I->LP;
-    P.a = lf(dp.a_fmt, dp.sub_in);
-    P.b = lf(dp.b_fmt, dp.sub_in);
-    P.c = lf(dp.out_fmt, dp.sub_in);
-    P.n_fma = dp.n_fma;
-    P.raw_frac = I->raw_frac;
-    P.ovf_on = dp.prod_overflow_exp != kNone;
-    P.ovf = dp.prod_overflow_exp;
-    P.F = dp.frac_bits;
-    P.lim_on = dp.emin_lim != kNone;
-    P.emin_lim = dp.emin_lim;
-    P.czero_on = dp.c_zero_exp != kNone;
-    P.c_zero_exp = dp.c_zero_exp;
-    P.pairwise = tree && !exact_lanes;
-    P.exact = exact_lanes;
-    P.wide = !narrow_in;
-    P.late_c = dp.late_c;
-    P.inter2 = dp.late_c && dp.interleave == 2;
-    P.mode = static_cast<int>(dp.prod_align);
-    P.zs_rd = dp.out_round == Rounding::RD;
-    P.partial_frac = dp.partial_frac;
-    P.c_frac = dp.c_frac;
-    P.sum_frac = dp.sum_frac;
-    P.acc_frac = dp.acc_frac;
-    P.gap_on = dp.c_drop_gap != kNone;
-    P.c_drop_gap = dp.c_drop_gap;
-    P.late_norm_rd = dp.late_norm_rd;
-    auto lr = [](const RoundK& R) {
-      lanes::LaneRound LR;
-      LR.p = R.p;
-      LR.mbits = R.mbits;
-      LR.emin = R.emin;
-      LR.emax = R.emax;
-      LR.bias = R.bias;
-      LR.enc = R.enc == Encoding::IEEE ? 0 : R.enc == Encoding::FN ? 1 : 2;
-      LR.mode = static_cast<int>(R.mode);
-      LR.subn = R.subn;
-      LR.ovf_inf = R.ovf_inf;
-      LR.has_inf = R.has_inf;
-      LR.sbit = R.sbit;
-      LR.maxf = R.maxf;
-      LR.inf_p = R.inf_p;
-      LR.inf_n = R.inf_n;
-      LR.nan_p = R.nan_p;
-      LR.nan_n = R.nan_n;
-      LR.z_p = R.z_p;
-      LR.z_n = R.z_n;
-      return LR;
-    };
-    P.R = lr(I->R);
-    P.Rc = lr(I->Rc);
-    P.Rprod = lr(I->Rprod);
-    P.prod_round = dp.prod_round_out;
-    P.prod_fits = dp.a_fmt.mbits + dp.b_fmt.mbits + 2 <= P.Rprod.p + 1 && P.Rprod.enc == 0;
-    P.prod_below_zero = P.prod_fits && dp.a_fmt.mbits + dp.b_fmt.mbits + 2 <= P.Rprod.p;
-    P.acc = lf(dp.out_fmt, true);
-    // the pairwise levels on the encodings (fast_lanes.cpp add_rne_ftz): products rounded to
-    // out_fmt and exact inside its range, flushed below it; RNE levels with no subnormals
-    P.fast_levels = P.pairwise && P.n_fma > 1 && P.prod_round && P.prod_fits && !P.Rprod.subn &&
-                    P.R.enc == 0 && P.R.mode == 0 && !P.R.subn && P.c.sub_mask == 0 &&
-                    P.R.mbits <= 52;
-    P.tree_direct = P.fast_levels && P.prod_below_zero && !P.ovf_on && P.a.sp_mask == P.a.sp_val &&
-                    P.b.sp_mask == P.b.sp_val;
-    P.fast_cfinal = P.Rc.enc == 0 && P.Rc.mode == 0 && P.Rc.mbits <= 52;
-    P.ieee_rne = lanes::is_ieee_rne(P, P.wide);
-    P.c_direct = P.R.enc == 0 && static_cast<int>(P.c.mbits) == P.R.mbits && P.c.bias == P.R.bias &&
-                 P.R.emin == 1 - P.R.bias && P.R.p <= P.R.mbits;
-    P.top_round = P.c_direct && P.R.p == P.R.mbits && P.R.mbits <= 52 && P.R.has_inf;
-    pick_lanes(*I, lanes::is_fma_chain(P) && !lanes::fits_fixed_narrow(P));
+    fastk::lower_lanes(*I, tree, exact_lanes, narrow_in);
+    fastk::pick_lanes(*I, lanes::is_fma_chain(I->LP) && !lanes::fits_fixed_narrow(I->LP));
   }
   impl_ = std::move(I);
 }

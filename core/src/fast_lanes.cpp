@@ -234,10 +234,10 @@ struct Rounded {
 inline VI round_up(const LaneRound& R, VU sign, VU& kept, VU rb, VU st, VI& e, VI& ovf) {
   VU up;
   switch (R.mode) {
-    case 0: up = rb & (st | (kept & 1)); break;  // RNE
-    case 4: up = rb; break;                       // RNA
-    case 2: up = sign & (rb | st); break;         // RD
-    case 3: up = (sign ^ 1) & (rb | st); break;   // RU
+    case Rounding::RNE: up = rb & (st | (kept & 1)); break;  // RNE
+    case Rounding::RNA: up = rb; break;                       // RNA
+    case Rounding::RD: up = sign & (rb | st); break;         // RD
+    case Rounding::RU: up = (sign ^ 1) & (rb | st); break;   // RU
     default: up = VU{}; break;                    // RTZ
   }
   kept += up;
@@ -245,7 +245,7 @@ inline VI round_up(const LaneRound& R, VU sign, VU& kept, VU rb, VU st, VI& e, V
   kept = carry ? kept >> 1 : kept;
   e = carry ? e + 1 : e;
   ovf = e > R.emax;
-  if (R.enc == 1) {  // FN: the top exponent with the mantissa all ones is NaN
+  if (R.enc == Encoding::FN) {  // FN: the top exponent with the mantissa all ones is NaN
     const uint64_t mmask = (uint64_t{1} << R.mbits) - 1;
     ovf |= (e == R.emax) & (((kept << (R.mbits - R.p)) & mmask) == mmask);
   }
@@ -281,16 +281,16 @@ inline VU encode(const LaneRound& R, VU sign, const Rounded& q) {
   const uint64_t mmask = (uint64_t{1} << R.mbits) - 1;
   const VI neg = sign != 0;
   VI to_inf;
-  if (R.ovf_inf || R.mode == 0 || R.mode == 4) to_inf = bc(-1);
-  else if (R.mode == 3) to_inf = ~neg;
-  else if (R.mode == 2) to_inf = neg;
+  if (R.ovf_inf || R.mode == Rounding::RNE || R.mode == Rounding::RNA) to_inf = bc(-1);
+  else if (R.mode == Rounding::RU) to_inf = ~neg;
+  else if (R.mode == Rounding::RD) to_inf = neg;
   else to_inf = VI{};
   const VU inf = R.has_inf ? (neg ? VU{} + R.inf_n : VU{} + R.inf_p) : (neg ? VU{} + R.nan_n : VU{} + R.nan_p);
   const VU sb = neg ? VU{} + R.sbit : VU{};
   const VU ovb = to_inf ? inf : (sb | R.maxf);
   const VU E = (q.sub | ((sig >> R.mbits) == 0)) ? VU{} : U(q.e + R.bias);
   VU bits = sb | (E << R.mbits) | (sig & mmask);
-  if (R.enc == 2) bits = bits == R.sbit ? VU{} : bits;
+  if (R.enc == Encoding::FNUZ) bits = bits == R.sbit ? VU{} : bits;
   const VU z = neg ? VU{} + R.z_n : VU{} + R.z_p;
   return q.zero ? z : (q.ovf ? ovb : bits);
 }
@@ -378,7 +378,7 @@ Fix run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* 
   // aligner + adder: each term shifted to its set's e_max with F fraction bits, summed; a zero
   // product (sig 0, exponent kNoExp) adds 0
   VI v0{}, v1{};
-  const AlignRound amode = static_cast<AlignRound>(P.mode);
+  const AlignRound amode = P.mode;
   const int64_t sh0 = P.raw_frac - P.F + ps;
   for (int k = 0; k < n; ++k) {
     const bool odd = Inter2 && (k & 1);
@@ -506,10 +506,10 @@ inline TopRound round_norm(const LaneRound& R, VI v, VI lsb) {
   const uint64_t half = uint64_t{1} << (g - 1), ones = (uint64_t{1} << g) - 1;
   VU inc;
   switch (R.mode) {
-    case 0: inc = (half - 1) + ((n >> g) & 1); break;  // RNE
-    case 4: inc = VU{} + half; break;                    // RNA
-    case 2: inc = neg ? VU{} + ones : VU{}; break;       // RD
-    case 3: inc = neg ? VU{} : VU{} + ones; break;       // RU
+    case Rounding::RNE: inc = (half - 1) + ((n >> g) & 1); break;  // RNE
+    case Rounding::RNA: inc = VU{} + half; break;                    // RNA
+    case Rounding::RD: inc = neg ? VU{} + ones : VU{}; break;       // RD
+    case Rounding::RU: inc = neg ? VU{} : VU{} + ones; break;       // RU
     default: inc = VU{}; break;                          // RTZ
   }
   return TopRound{(n + inc) >> g, lsb + (63 - lz), U(neg) & 1};
@@ -709,7 +709,7 @@ inline Sum2 sum2(const LaneRound& R, const Term2& x, const Term2& y) {
   const VU sign = has_st ? Xn : U(vneg) & 1;
   const VU mag = has_st ? ((Xn ^ Yn) != 0 ? Xp - Yp - 1 : Xp + Yp) : (vneg ? VU{} - U(v) : U(v));
   // zero sign: both terms zero: their common sign; a sum that cancels: RD gives -0
-  const VU zs = (xnz | ynz) != 0 ? VU{} + (R.mode == 2 ? 1 : 0) : x.sign & y.sign;
+  const VU zs = (xnz | ynz) != 0 ? VU{} + (R.mode == Rounding::RD ? 1 : 0) : x.sign & y.sign;
   return Sum2{sign, mag, base, st, ~has_st & (v == 0), zs, (mX > 58) | (mY > 58)};
 }
 inline VU add2(const LaneRound& R, const Term2& x, const Term2& y, VI& fb) {
@@ -1207,7 +1207,7 @@ inline SumW sum2w(const LaneRound& R, const Term2& c, const TermW& p) {
   const VI lz = mag.hi == 0 ? 64 + clz(mag.lo) : clz(mag.hi);
   const VU top = sll(mag.hi, lz) | srl(mag.lo, 64 - lz) | sll(mag.lo, lz - 64) | (U(sll(mag.lo, lz) != 0) & 1);
   const VI zero = (mag.lo | mag.hi) == 0;
-  const VU zs = (cnz | p.nz) != 0 ? VU{} + (R.mode == 2 ? 1 : 0) : c.sign & p.sign;
+  const VU zs = (cnz | p.nz) != 0 ? VU{} + (R.mode == Rounding::RD ? 1 : 0) : c.sign & p.sign;
   return SumW{neg ? c.sign : p.sign, top, T - 124 + 64 - lz, zero, zs};
 }
 
@@ -1234,7 +1234,7 @@ inline SumW sum2n(const LaneRound& R, const Term2& c, const Term2& p, VI pnz) {
   const VI neg = sum < 0;  // only when the signs differ: C - P > 0
   const VU mag = U(neg ? -sum : sum);
   const VI lz = clz(mag);
-  const VU zs = (cnz | pnz) != 0 ? VU{} + (R.mode == 2 ? 1 : 0) : c.sign & p.sign;
+  const VU zs = (cnz | pnz) != 0 ? VU{} + (R.mode == Rounding::RD ? 1 : 0) : c.sign & p.sign;
   return SumW{neg ? c.sign : p.sign, sll(mag, lz), T - 60 - lz, mag == 0, zs};
 }
 
@@ -1521,8 +1521,8 @@ void fma_chain_fixed(const LaneParams& P, const uint64_t* At, const uint64_t* Bt
     R.p = R.mbits = NP;
     R.emin = Wide ? -1022 : -126;
     R.emax = R.bias = Wide ? 1023 : 127;
-    R.enc = 0;
-    R.mode = 0;
+    R.enc = Encoding::IEEE;
+    R.mode = Rounding::RNE;
   }
   const int cmb = static_cast<int>(fc.mbits), raw_frac = Known ? 2 * NP : P.raw_frac;
   // as_term's last bit of a normal result, for its significand kept << (NP - R.p)
@@ -1607,7 +1607,7 @@ void c_final(const LaneParams& P, const uint64_t* acc, const uint64_t* C, LaneOu
 
 void block(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* order, int K,
            const uint64_t* C, LaneOut& o) {
-  const bool trunc = static_cast<AlignRound>(P.mode) == AlignRound::Truncate;
+  const bool trunc = P.mode == AlignRound::Truncate;
   if (is_fma_chain(P) && P.ieee_rne) fma_chain_fixed<false, true>(P, At, Bt, order, K, C, o);
   else if (is_fma_chain(P) && fits_fixed_narrow(P)) fma_chain_fixed<false, false>(P, At, Bt, order, K, C, o);
   else if (is_fma_chain(P)) fma_chain(P, At, Bt, order, K, C, o);

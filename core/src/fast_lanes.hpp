@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "matcore/datapath.hpp"
+
 namespace mc::lanes {
 
 constexpr int kLanes = 16;
@@ -26,8 +28,8 @@ struct LaneFmt {
 /// The rounder's constants (fast.cpp RoundK, round_to_format): d = (-1)^s mag 2^lsb rounded.
 struct LaneRound {
   int p = 0, mbits = 0, emin = 0, emax = 0, bias = 0;
-  uint32_t enc = 0;   ///< Encoding: 0 IEEE, 1 FN, 2 FNUZ
-  int mode = 0;       ///< Rounding: 0 RNE, 1 RTZ, 2 RD, 3 RU, 4 RNA
+  Encoding enc = Encoding::IEEE;
+  Rounding mode = Rounding::RNE;
   bool subn = true, ovf_inf = false, has_inf = true;
   uint64_t sbit = 0, maxf = 0, inf_p = 0, inf_n = 0, nan_p = 0, nan_n = 0, z_p = 0, z_n = 0;
 };
@@ -75,7 +77,7 @@ struct LaneParams {
   /// the fused groups' rounding at a fixed position where the result is normal (fast_lanes.cpp
   /// round_norm): c_direct, with every fraction bit of R's format kept (R.p == R.mbits)
   bool top_round = false;
-  int mode = 0;             ///< AlignRound of the products (and of c with early c)
+  AlignRound mode = AlignRound::Truncate;  ///< the products' (and c's with early c)
   bool zs_rd = false;       ///< out_round == RD: an exact zero sum of nonzero terms is -0
   // late c (the c-aligner, the normaliser): Datapath fields of the same names
   int partial_frac = 24, c_frac = 24, sum_frac = 32, acc_frac = 31;
@@ -111,7 +113,7 @@ inline bool is_ieee_rne(const LaneParams& P, bool wide) {
   const LaneRound& R = P.R;
   const int m = static_cast<int>(f.mbits);
   return same_fmt(P.a, f) && same_fmt(P.b, f) && same_fmt(P.c, f) && R.p == m && R.mbits == m &&
-         R.emin == 1 - f.bias && R.emax == f.bias && R.bias == f.bias && R.enc == 0 && R.mode == 0 &&
+         R.emin == 1 - f.bias && R.emax == f.bias && R.bias == f.bias && R.enc == Encoding::IEEE && R.mode == Rounding::RNE &&
          P.raw_frac == 2 * m;
 }
 /// The binary64 FMA chains (the exact adder of one product of 53-bit significands, no product
