@@ -520,6 +520,10 @@ int rtl_trace(const std::vector<std::string>& rest) {
   OutputFile out(vcd);  // written as a temporary beside it; renamed when complete
   if (out.temp_path().empty()) throw UsageError("--vcd: " + vcd + " is not a regular file path (the simulator writes the VCD)");
   const std::vector<uint64_t> d = rtl_run(dp, in, out.temp_path(), tags);
+  std::map<uint32_t, VcdCheck> obs;  // d.txt of --file: check.d_hw and check.mismatch in the VCD
+  for (size_t i = 0; i < xs.size(); ++i)
+    if (xs[i].has_observed) obs[tags[i]] = VcdCheck{xs[i].observed, xs[i].observed != d[i]};
+  if (!obs.empty()) vcd_add_check(out.temp_path(), plan(dp).back().name, stored_width(dp.out_fmt), obs);
   out.commit();
   int bad = 0;
   const FastDot fd(dp);
@@ -527,6 +531,9 @@ int rtl_trace(const std::vector<std::string>& rest) {
     const uint64_t m = widen_result(dp, fd(xs[i].a.data(), xs[i].b.data(), static_cast<int>(xs[i].a.size()), xs[i].c));
     std::printf("sample %llu: rtl d = 0x%s, model d = 0x%s%s\n", static_cast<unsigned long long>(xs[i].index),
                 to_hex(d[i]).c_str(), to_hex(m).c_str(), d[i] == m ? "" : "  MISMATCH");
+    if (xs[i].has_observed)
+      std::printf("          observed d = 0x%s %s\n", to_hex(xs[i].observed).c_str(),
+                  xs[i].observed == d[i] ? "(rtl matches)" : "(rtl differs: check.mismatch in the VCD)");
     bad += d[i] != m;
   }
   std::printf("vcd: %s (signals SystemC.<stage>.<signal>, 1 ns, a 10 ns clock: the names, scope and time unit of the "

@@ -28,6 +28,7 @@
 #include "matcore/output.hpp"
 #include "matcore/plan.hpp"
 #include "matcore/presets.hpp"
+#include "matcore/rtl.hpp"
 #include "matcore/validate.hpp"
 #include "matcore/vectors.hpp"
 #include "matcore_sc/top.hpp"
@@ -210,6 +211,15 @@ int TraceCmd::run() const {
   std::fputs(top.take_text().c_str(), stdout);
   sc_core::sc_close_vcd_trace_file(tf);
   sink.finish();
+  std::map<uint32_t, VcdCheck> obs;  // d.txt of --file: check.d_hw and check.mismatch in the VCD
+  for (const ExplainSample& s : samples) {
+    if (!s.has_observed) continue;
+    const mcsc::Done* r = nullptr;
+    for (const mcsc::Done& x : done)
+      if (x.tag == s.index) r = &x;
+    obs[static_cast<uint32_t>(s.index)] = VcdCheck{s.observed, !r || r->d32 != s.observed};
+  }
+  if (!obs.empty()) vcd_add_check(sink.file().temp_path(), plan(dp).back().name, stored_width(dp.out_fmt), obs);
   if (fst) {  // from the finished VCD, before anything is put in place: all three files or none
     const std::string cmd = "vcd2fst " + shell_quote(sink.file().temp_path()) + " " + shell_quote(fst->temp_path()) +
                             " >/dev/null 2>&1";

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -361,6 +362,87 @@ void vcd_as_systemc(const std::string& in_path, const std::string& out_path, con
   if (in.peek() != std::char_traits<char>::eof()) out << in.rdbuf();
   out.flush();
   if (!out) throw InputError(out_path + ": write failed (" + std::strerror(errno) + ")");
+}
+
+void vcd_add_check(const std::string& in_path, const std::string& stage, int width,
+                   const std::map<uint32_t, VcdCheck>& obs) {
+  const std::string out_path = in_path + ".check";
+  struct Slot {
+    std::string p;
+    int s;
+    ~Slot() {
+      unregister_temp(s);
+      ::unlink(p.c_str());  // gone after the rename
+    }
+  } slot{out_path, register_temp(out_path)};
+  std::ifstream in(in_path, std::ios::binary);
+  if (!in) throw InputError(in_path + ": " + std::strerror(errno));
+  // the header: its text as it is, the ids of stage.valid and stage.tag under SystemC
+  std::string head, line, valid_id, tag_id;
+  std::vector<std::string> scope;
+  std::set<std::string> ids;
+  bool defs_end = false;
+  while (!defs_end && std::getline(in, line)) {
+    std::istringstream ls(line);
+    std::vector<std::string> t;
+    for (std::string w; ls >> w;) t.push_back(w);
+    for (size_t i = 0; i < t.size(); ++i) {
+      if (t[i] == "$scope" && i + 2 < t.size()) scope.push_back(t[i + 2]);
+      if (t[i] == "$upscope" && !scope.empty()) scope.pop_back();
+      if (t[i] == "$var" && i + 4 < t.size()) {
+        ids.insert(t[i + 3]);
+        if (scope.size() == 2 && scope[0] == "SystemC" && scope[1] == stage && t[i + 4] == "valid") valid_id = t[i + 3];
+        if (scope.size() == 2 && scope[0] == "SystemC" && scope[1] == stage && t[i + 4] == "tag") tag_id = t[i + 3];
+      }
+      if (t[i] == "$enddefinitions") defs_end = true;
+    }
+    if (!defs_end) head += line + "\n";
+  }
+  if (!defs_end || valid_id.empty() || tag_id.empty())
+    throw InputError(in_path + ": no signals SystemC." + stage + ".valid and .tag to place the observed d");
+  std::string did = "mcD", mid = "mcM";
+  while (ids.count(did) || ids.count(mid)) did += "_", mid += "_";
+  std::ofstream out(out_path, std::ios::binary | std::ios::trunc);
+  out << head << "$scope module check $end\n$var wire " << width << " " << did << " d_hw [" << width - 1
+      << ":0] $end\n$var wire 1 " << mid << " mismatch $end\n$upscope $end\n" << line << "\n";
+  // the body: after each time's changes, the check signals of the sample the stage holds
+  std::string valid = "0", tag = "0";
+  bool started = false, emitted = false;
+  VcdCheck shown;
+  auto flush = [&] {
+    VcdCheck now;
+    if (valid == "1") {
+      const auto it = obs.find(static_cast<uint32_t>(std::stoull(tag, nullptr, 2)));
+      if (it != obs.end()) now = it->second;
+    }
+    if (emitted && now.d_hw == shown.d_hw && now.mismatch == shown.mismatch) return;
+    std::string bits;
+    for (int i = width - 1; i >= 0; --i) bits += ((now.d_hw >> i) & 1) ? '1' : '0';
+    out << "b" << bits << " " << did << "\n" << (now.mismatch ? '1' : '0') << mid << "\n";
+    shown = now;
+    emitted = true;
+  };
+  while (std::getline(in, line)) {
+    if (!line.empty() && line[0] == '#') {
+      if (started) flush();
+      started = true;
+    } else if (!line.empty() && (line[0] == 'b' || line[0] == 'B')) {
+      const size_t sp = line.find(' ');
+      if (sp != std::string::npos) {
+        const std::string id = line.substr(sp + 1), v = line.substr(1, sp - 1);
+        if (id == valid_id) valid = v.find('1') != std::string::npos ? "1" : "0";
+        if (id == tag_id) tag = v.find_first_not_of("01") == std::string::npos ? v : "0";
+      }
+    } else if (line.size() > 1 && (line[0] == '0' || line[0] == '1')) {
+      if (line.substr(1) == valid_id) valid = line.substr(0, 1);
+    }
+    out << line << "\n";
+  }
+  if (started) flush();
+  out.close();
+  if (!out) throw InputError(out_path + ": write failed (" + std::strerror(errno) + ")");
+  if (::rename(out_path.c_str(), in_path.c_str()) != 0)
+    throw InputError(in_path + ": cannot replace (" + std::strerror(errno) + ")");
 }
 
 std::vector<uint64_t> rtl_run(const Datapath& dp, const std::vector<RtlSample>& samples, const std::string& vcd,

@@ -779,6 +779,8 @@ std::string gtkw_layout(const std::vector<SignalInfo>& signals, const std::strin
       os << "@c00200\n-" << g << " detail\n" << detail.str() << "@1401200\n-" << g << " detail\n";
     os << "@1000200\n-" << g << "\n";
   }
+  // trace --file with a d.txt: the hardware's d of the sample the last stage holds (vcd_add_check)
+  os << "@800200\n-check\n@22\ncheck.d_hw[31:0]\n@22\ncheck.d_hw[63:0]\n@28\ncheck.mismatch\n@1000200\n-check\n";
   return os.str();
 }
 

@@ -6,6 +6,8 @@
 //   - both VCDs have the top scope SystemC and the time unit 1 ns, and every signal of the field
 //     table (signal_table) is in both with its width and in the shipped layout
 //     waves/<layout>.gtkw under that name and range: the layout opens either VCD;
+//   - with a d.txt (the model's d, one sample's last bit flipped), both VCDs show check.d_hw and
+//     check.mismatch for the sample the last stage holds;
 //   - every signal holds the same bits in both, read when the stage that owns it holds a
 //     (sample, group), for every sample and group: random bit patterns (NaN, Inf and subnormal
 //     operands among them) and random exponent/mantissa draws with subnormals, several groups a
@@ -27,6 +29,7 @@
 
 #include "matcore/plan.hpp"
 #include "matcore/presets.hpp"
+#include "matcore/validate.hpp"
 #include "matcore/vectors.hpp"
 #include "run_command.hpp"
 #include "temp_dir.hpp"
@@ -137,6 +140,14 @@ TEST_P(RtlStages, EverySignalEqualsTheCxxStages) {
                                    &out),
               0)
         << out;
+    // the hardware's d: the model's, but sample 3's last bit flipped (check.mismatch)
+    const SampleSet ss = load_sample_set(dp, set + "/a.txt", set + "/b.txt", set + "/c.txt", set + "/c.txt");  // (d unused)
+    std::vector<uint64_t> hw = run_samples(dp, ss);
+    hw[3] ^= 1;
+    {
+      std::ofstream d(set + "/d.txt");
+      for (uint64_t x : hw) d << to_hex_bits(kBinary32, x) << "\n";
+    }
     const std::string pick = " --file " + set + " --samples 5,1,3,0";  // numbered as in the file
     const std::string sc_vcd = set + "/sc.vcd", rtl_vcd = set + "/rtl.vcd";
     out.clear();
@@ -163,6 +174,19 @@ TEST_P(RtlStages, EverySignalEqualsTheCxxStages) {
         ASSERT_TRUE(v->has(f.name)) << (v == &sc ? "SystemC" : "RTL") << " VCD lacks " << f.name;
         EXPECT_EQ(v->width.at(v->id_of.at(f.name)), f.width) << f.name;
       }
+    }
+    for (const Vcd* v : {&sc, &rtl}) {  // check.d_hw and check.mismatch while the last stage holds a sample
+      const std::string last = plan(dp).back().name, who = v == &sc ? "SystemC" : "RTL";
+      ASSERT_TRUE(v->has("check.d_hw") && v->has("check.mismatch")) << who << " VCD has no check scope";
+      std::set<uint64_t> seen;
+      for (uint64_t t : v->times(last + ".tag")) {
+        if (v->u(last + ".valid", t) != 1) continue;
+        const uint64_t tag = v->u(last + ".tag", t);
+        seen.insert(tag);
+        EXPECT_EQ(v->u("check.d_hw", t), hw[tag]) << who << " sample " << tag;
+        EXPECT_EQ(v->u("check.mismatch", t), tag == 3 ? 1u : 0u) << who << " sample " << tag;
+      }
+      EXPECT_EQ(seen, (std::set<uint64_t>{0, 1, 3, 5})) << who << ": samples seen by " << last;
     }
     const auto want = records(sc, dp), got = records(rtl, dp);
     std::set<Key> keys;

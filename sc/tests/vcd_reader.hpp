@@ -15,7 +15,7 @@
 namespace mc_test {
 
 struct Vcd {
-  std::map<std::string, std::string> id_of;  ///< full name below the top scope SystemC -> id
+  std::map<std::string, std::string> id_of;  ///< name below the top scope SystemC (others: top.name) -> id
   std::map<std::string, int> width;          ///< id -> width
   std::map<std::string, std::vector<std::pair<uint64_t, std::string>>> changes;  ///< id -> (t, bits)
   std::set<std::string> tops;                ///< the top scopes
@@ -75,8 +75,8 @@ inline Vcd read_vcd(const std::string& path) {
         std::string type, id, name;
         int w;
         in >> type >> w >> id >> name;
-        if (scope.empty() || scope[0] != "SystemC") continue;  // the RTL harness's own ports
-        std::string full;
+        if (scope.empty()) continue;
+        std::string full = scope[0] == "SystemC" ? "" : scope[0] + ".";  // check.d_hw, harness.clk
         for (size_t i = 1; i < scope.size(); ++i) full += scope[i] + ".";
         v.id_of[full + name] = id;
         v.width[id] = w;

@@ -16,6 +16,7 @@
 // groups of n_fma (pair interleave order where the datapath asks), feeds each group with the
 // previous group's out_d as c and raises in_last on the last one.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -93,6 +94,19 @@ std::vector<uint64_t> rtl_run(const Datapath& dp, const std::vector<RtlSample>& 
 /// scope "harness", and the time unit is 1 ns. The value changes are copied as they are.
 /// InputError when `in` is not a VCD with that scope or a write fails.
 void vcd_as_systemc(const std::string& in, const std::string& out, const std::string& module);
+
+/// The hardware's d of one traced sample, and whether the engine's d differs from it.
+struct VcdCheck {
+  uint64_t d_hw = 0;
+  bool mismatch = false;
+};
+/// Rewrites the VCD at `path` (SystemC's form: top scope SystemC; a temporary of the caller's)
+/// with a scope "check" of two signals, check.d_hw (`width` bits: the observed d as stored) and
+/// check.mismatch, that show the entry of `obs` for the sample (its tag) that the stage `stage`
+/// (the last of the plan) holds, and 0 while it holds none or one without an entry. InputError
+/// when the VCD has no signals stage.valid and stage.tag or a write fails (`path` unchanged).
+void vcd_add_check(const std::string& path, const std::string& stage, int width,
+                   const std::map<uint32_t, VcdCheck>& obs);
 
 /// Hardware cost of a datapath's top: yosys synthesises it to generic gates (synth, hierarchy
 /// kept) and estimates CMOS transistors (stat -tech cmos); NAND2-equivalents = transistors / 4
