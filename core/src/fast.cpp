@@ -375,6 +375,40 @@ int clog2(int x) {
   return r;
 }
 
+/// The scalar kernels' strategy table (docs/architecture.md): the first row whose predicate holds
+/// runs the datapath sample by sample (narrow_prod: products of at most 62 bits, else
+/// wide_prod); no row: the reference interpreter (mc::dot). The lane kernels are chosen after
+/// it, from fast_lower.cpp's tables.
+using DotFn = uint64_t (*)(const Impl&, const uint64_t*, const uint64_t*, int, uint64_t);
+struct ScalarStrategy {
+  Kernel kernel;
+  bool (*applies)(const Impl&);
+  DotFn narrow_prod, wide_prod;
+};
+/// The fused adder's sums fit 62 bits: every width of its registers, the carries of n_fma + 2
+/// terms and 4 guard bits.
+bool fused_fits_i64(const Impl& I) {
+  const Datapath& dp = I.dp;
+  const int w = std::max({dp.frac_bits, dp.partial_frac, dp.c_frac, dp.sum_frac, dp.acc_frac, I.cmb});
+  return w + clog2(dp.n_fma + 2) + 4 <= 62;
+}
+const ScalarStrategy kScalarStrategies[] = {
+    {Kernel::FusedI64, [](const Impl& I) { return I.dp.adder == AdderKind::Fused && fused_fits_i64(I); },
+     &dot_with<fused_group<uint64_t, int64_t>>, &dot_with<fused_group<u128, int64_t>>},
+    {Kernel::FusedI128, [](const Impl& I) { return I.dp.adder == AdderKind::Fused; },
+     &dot_with<fused_group<uint64_t, i128>>, &dot_with<fused_group<u128, i128>>},
+    {Kernel::PairwiseI128, [](const Impl& I) { return I.dp.adder == AdderKind::Pairwise; },
+     &dot_with<pairwise_group<uint64_t>>, &dot_with<pairwise_group<u128>>},
+    {Kernel::ExactI128, [](const Impl& I) { return I.dp.adder == AdderKind::Exact; },
+     &dot_with<exact_group<uint64_t>>, &dot_with<exact_group<u128>>},
+};
+const ScalarStrategy kReferenceOnly{Kernel::Reference, nullptr, nullptr, nullptr};
+const ScalarStrategy& choose_scalar(const Impl& I) {
+  for (const ScalarStrategy& s : kScalarStrategies)
+    if (s.applies(I)) return s;
+  return kReferenceOnly;
+}
+
 }  // namespace
 
 FastDot::FastDot(const Datapath& dp) {
@@ -389,48 +423,12 @@ FastDot::FastDot(const Datapath& dp) {
   I->raw_frac = dp.a_fmt.mbits + dp.b_fmt.mbits;
   I->cmb = dp.out_fmt.mbits;
   I->pfrac = dp.prod_round_out ? I->cmb : I->raw_frac;
-  const bool wide_prod = I->raw_frac + 2 > 64;
-  switch (dp.adder) {
-    case AdderKind::Fused: {
-      const int w = std::max({dp.frac_bits, dp.partial_frac, dp.c_frac, dp.sum_frac, dp.acc_frac,
-                              I->cmb});
-      const bool narrow = w + clog2(dp.n_fma + 2) + 4 <= 62;
-      if (narrow) {
-        I->fn = wide_prod ? &dot_with<fused_group<u128, int64_t>> : &dot_with<fused_group<uint64_t, int64_t>>;
-        I->kernel = Kernel::FusedI64;
-      } else {
-        I->fn = wide_prod ? &dot_with<fused_group<u128, i128>> : &dot_with<fused_group<uint64_t, i128>>;
-        I->kernel = Kernel::FusedI128;
-      }
-      break;
-    }
-    case AdderKind::Pairwise:
-      I->fn = wide_prod ? &dot_with<pairwise_group<u128>> : &dot_with<pairwise_group<uint64_t>>;
-      I->kernel = Kernel::PairwiseI128;
-      break;
-    case AdderKind::Exact:
-      I->fn = wide_prod ? &dot_with<exact_group<u128>> : &dot_with<exact_group<uint64_t>>;
-      I->kernel = Kernel::ExactI128;
-      break;
-  }
+  const ScalarStrategy& st = choose_scalar(*I);
+  I->kernel = st.kernel;
+  I->fn = I->raw_frac + 2 > 64 ? st.wide_prod : st.narrow_prod;
   if (!I->fn) I->fn = &reference_dot;
   I->name = fastk::kernel_name(I->kernel);
-  // batch(): the lane kernels for the fused datapaths in 64-bit integers and the pairwise trees,
-  // with products of at most 24 x 24 bits
-  // (the exact adder of one product, an FMA chain, is the pairwise kernel with n = 1: fl(c + p))
-  const bool tree = I->kernel == Kernel::PairwiseI128 || (I->kernel == Kernel::ExactI128 && dp.n_fma == 1);
-  const bool narrow_in = dp.a_fmt.width() <= 32 && dp.b_fmt.width() <= 32 && dp.a_fmt.mbits <= 23 &&
-                         dp.b_fmt.mbits <= 23;
-  // the exact adder of several products, and any exact adder of wider significands (up to
-  // binary64's: the fp64 FMA chains): two-limb sums, fast_lanes.cpp exact_run
-  const bool wide_in = dp.a_fmt.mbits <= 52 && dp.b_fmt.mbits <= 52 && dp.out_fmt.mbits <= 52;
-  const bool exact_lanes = I->kernel == Kernel::ExactI128 && !dp.prod_round_out &&
-                           (narrow_in ? dp.n_fma > 1 : wide_in);
-  const bool narrow_lanes = (I->kernel == Kernel::FusedI64 && !dp.prod_round_out) || tree;
-  if ((narrow_lanes && narrow_in) || exact_lanes) {
-    fastk::lower_lanes(*I, tree, exact_lanes, narrow_in);
-    fastk::pick_lanes(*I, lanes::is_fma_chain(I->LP) && !lanes::fits_fixed_narrow(I->LP));
-  }
+  fastk::lower_for_lanes(*I);
   impl_ = std::move(I);
 }
 
@@ -564,6 +562,9 @@ void FastDot::batch(const uint32_t* a, const uint32_t* b, const uint32_t* c, uin
 
 const char* FastDot::strategy() const { return impl_->name; }
 const char* FastDot::lanes() const { return impl_->lane_isa; }
+const char* FastDot::lane_kernel() const {
+  return impl_->lane_block ? lanes::lane_kernel_name(impl_->LP.kernel) : "none";
+}
 const Datapath& FastDot::datapath() const { return impl_->dp; }
 
 }  // namespace mc

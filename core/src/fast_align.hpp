@@ -1,4 +1,4 @@
-// Internal to the fast kernels (fast.cpp, fast_lanes.cpp): the aligner's shift of one term and
+// Internal to the fast kernels (fast.cpp, lanes/): the aligner's shift of one term and
 // the round-down shift of a fixed-point value on fixed-width integers.
 #pragma once
 #include <cstdint>

@@ -1,7 +1,7 @@
 // Internal to the fast kernels: what FastDot's lowering produces (FastDot::Impl: the scalar
 // kernel, its precomputed operand decoders and rounders, the lane kernels' typed parameters)
 // and the lowering steps of fast_lower.cpp. The kernels themselves: fast.cpp (scalar),
-// fast_lanes.cpp (lanes).
+// lanes/ (the lane kernels).
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -78,12 +78,9 @@ struct InFmt {
 
 // ---------------------------------------------------------------------------------------------
 // Rounder on a 64-bit magnitude with the constants of the format precomputed (round_to_format).
-struct RoundK {
-  int p = 0, mbits = 0, emin = 0, emax = 0, bias = 0;
-  Encoding enc = Encoding::IEEE;
-  Rounding mode = Rounding::RNE;
-  bool subn = true, ovf_inf = false, has_inf = true;
-  uint64_t sbit = 0, maxf = 0, inf_p = 0, inf_n = 0, nan_p = 0, nan_n = 0, z_p = 0, z_n = 0;
+/// The rounder's constants: the lane kernels' LaneRound (the same fields, fast_lanes.hpp) with the
+/// format and options they came from.
+struct RoundK : lanes::LaneRound {
   Format f;
   RoundOpts o;
 
@@ -204,13 +201,13 @@ struct FastDot::Impl {
 
 namespace fastk {
 
-/// The lane kernels' parameters from the datapath and the precomputed rounders (I.LP): the
-/// lowering of FastDot's datapath for batch(). tree: the pairwise kernel (or an FMA chain);
-/// exact_lanes: the exact adder's lanes; narrow_in: operands of at most 24-bit significands.
-void lower_lanes(FastDot::Impl& I, bool tree, bool exact_lanes, bool narrow_in);
-/// The lane kernel of the best instruction set this CPU has (or MATCORE_LANES's); fma_chain:
-/// the FMA chains of sum2, which the GCC-built avx512 lanes run faster.
-void pick_lanes(FastDot::Impl& I, bool fma_chain);
+/// batch()'s lane kernels for FastDot's datapath, after its scalar kernel (I.kernel) is chosen:
+/// the lane family from fast_lower.cpp's kLaneFamilies, the typed parameters (I.LP), the kernel
+/// from kLaneStrategies (I.LP.kernel) and the instruction set this CPU has (or MATCORE_LANES's).
+/// A datapath no family takes runs sample by sample (I.lane_block stays null).
+void lower_for_lanes(FastDot::Impl& I);
+/// The operand format f as the lanes decode it (sub: subnormal inputs kept, else DAZ).
+lanes::LaneFmt lane_fmt(const Format& f, bool sub);
 
 }  // namespace fastk
 }  // namespace mc

@@ -1,9 +1,11 @@
-// Internal to the fast kernels (fast.cpp): one group of the fused datapath (multiplier, aligner,
-// adder, the late-c tail and the rounder) on kLanes samples at once, in structure-of-arrays form
-// so that the compiler turns every step into SIMD instructions across the samples.
-// fast_lanes.cpp is compiled once per instruction set (generic, AVX2, AVX-512, and AVX-512 with
-// two registers a lane vector by Clang: CMakeLists.txt)
-// into namespaces of those names; fast.cpp picks the best one the CPU has at run time.
+// Internal to the fast kernels (fast.cpp): the lane kernels' interface. A lane kernel runs the
+// groups of a datapath (the fused adder with its late-c tail, the pairwise trees, the exact adder,
+// the FMA chains) on kLanes samples at once, in structure-of-arrays form so that the compiler turns
+// every step into SIMD instructions across the samples. Their code is core/src/lanes/ (one file
+// per family, the SIMD primitives in lanes/simd.hpp), compiled once per instruction set
+// (generic, AVX2, AVX-512, and AVX-512 with two registers a lane vector by Clang: CMakeLists.txt)
+// into namespaces of those names; fast_lower.cpp lowers a datapath to LaneParams, chooses the
+// kernel from its strategy table and the best instruction set the CPU has at run time.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -34,6 +36,31 @@ struct LaneRound {
   uint64_t sbit = 0, maxf = 0, inf_p = 0, inf_n = 0, nan_p = 0, nan_n = 0, z_p = 0, z_n = 0;
 };
 
+/// The lane kernels, one per family and variant: lanes/block.cpp runs P.kernel through its table of
+/// entry points (lanes/kernels.hpp), fast_lower.cpp chooses it from kLaneStrategies (the first
+/// strategy whose predicate holds). Their order is the order of that table.
+enum class LaneKernel : uint8_t {
+  FmaB32,              ///< FMA chains, binary32 operands, c and d, RNE (lanes/fma.cpp, fixed frame)
+  FmaNarrow,           ///< FMA chains with c and d of at most 24 bits (fixed frame)
+  FmaSum2,             ///< the other narrow FMA chains (sum2's two-term sums)
+  FmaB64,              ///< binary64 FMA chains, RNE (fixed frame, 53-bit significands)
+  FmaWide,             ///< the other FMA chains of up to 53-bit significands
+  PairwiseBits,        ///< pairwise trees on the encodings (lanes/tree.cpp tree_chain)
+  PairwiseTerms,       ///< pairwise trees on terms (pairwise_run)
+  ExactWide,           ///< exact adder, significands of up to 53 bits (lanes/exact.cpp)
+  ExactSorted,         ///< exact adder of n_fma + 1 <= 8 sorted terms
+  ExactAny,            ///< exact adder, any n_fma
+  FusedTruncEarly,     ///< fused adder, truncating aligner, c with the products (lanes/fused.cpp)
+  FusedTruncLate,      ///< fused adder, truncating aligner, late c
+  FusedTruncLateInter2,///< ... interleave 2
+  FusedRdEarly,        ///< fused adder, rounding aligner (round-down, per lane), early c
+  FusedRdLate,         ///< ... late c
+  FusedRdLateInter2    ///< ... late c, interleave 2
+};
+constexpr int kLaneKernels = 16;
+/// "fma/b32", "fused/trunc-late", ...: the name bench and `FastDot::kernel()` show.
+const char* lane_kernel_name(LaneKernel k);
+
 struct LaneParams {
   LaneFmt a, b, c;          ///< c: out_fmt
   LaneRound R;              ///< d: out_fmt with out_round
@@ -47,9 +74,9 @@ struct LaneParams {
   bool prod_below_zero = false;
   /// fast_levels with prod_below_zero, no prod_overflow_exp and operand formats whose NaN/Inf
   /// patterns are the largest of x & sp_mask (sp_mask == sp_val: IEEE and FN): tree_bits
-  /// encodes each product as it computes it (fast_lanes.cpp tree_product_bits)
+  /// encodes each product as it computes it (lanes/tree.cpp tree_product_bits)
   bool tree_direct = false;
-  /// pairwise: the levels on the encodings (fast_lanes.cpp add_rne_ftz): every product rounded
+  /// pairwise: the levels on the encodings (lanes/terms.hpp add_rne_ftz): every product rounded
   /// to out_fmt and exact inside its range (prod_round, prod_fits), the levels rounded to nearest
   /// even with no subnormals in an IEEE encoding, c with no subnormals either
   bool fast_levels = false;
@@ -71,10 +98,10 @@ struct LaneParams {
   bool late_c = false;
   bool inter2 = false;      ///< interleave 2 (late c only)
   bool ieee_rne = false;    ///< is_ieee_rne(*this, wide)
-  /// the fused groups' results go to the next group's c without their encoding (fast_lanes.cpp
+  /// the fused groups' results go to the next group's c without their encoding (lanes/fused.cpp
   /// next_c): c in R's format, an IEEE encoding, subnormals at R's emin
   bool c_direct = false;
-  /// the fused groups' rounding at a fixed position where the result is normal (fast_lanes.cpp
+  /// the fused groups' rounding at a fixed position where the result is normal (lanes/fused.cpp
   /// round_norm): c_direct, with every fraction bit of R's format kept (R.p == R.mbits)
   bool top_round = false;
   AlignRound mode = AlignRound::Truncate;  ///< the products' (and c's with early c)
@@ -84,6 +111,7 @@ struct LaneParams {
   bool gap_on = false;
   int c_drop_gap = 0;
   bool late_norm_rd = true;
+  LaneKernel kernel = LaneKernel::FusedTruncEarly;  ///< chosen by fast_lower.cpp choose_lane_kernel
 };
 
 /// The FMA chains (d = fl(c + a_k b_k), k = 0, 1, ...: the pairwise kernel with one product a
@@ -92,7 +120,7 @@ inline bool is_fma_chain(const LaneParams& P) {
   return P.pairwise && P.n_fma == 1 && !P.ovf_on && !P.prod_round;
 }
 /// The FMA chains whose c and d have at most 24 bits (binary32 and narrower: every fp32 chain):
-/// block() runs them on a fixed 64-bit frame (fast_lanes.cpp fma_chain_fixed), the others in
+/// block() runs them on a fixed 64-bit frame (lanes/fma.cpp fma_chain_fixed), the others in
 /// sum2's two-term sums (fma_chain).
 inline bool fits_fixed_narrow(const LaneParams& P) { return P.c.mbits <= 23 && P.R.p <= 23; }
 /// The IEEE binary64 and binary32 formats with subnormals, as fast.cpp fills a LaneFmt for them.
@@ -106,7 +134,7 @@ inline bool same_fmt(const LaneFmt& x, const LaneFmt& y) {
 }
 /// Operands, c and d all binary64 (wide) or all binary32 (kB64, kB32), d rounded to nearest
 /// even: the FMA chains of every preset (LaneParams::ieee_rne, set once by fast.cpp).
-/// fast_lanes.cpp fma_chain_fixed<Wide, true> then has the formats' constants in its
+/// lanes/fma.cpp fma_chain_fixed<Wide, true> then has the formats' constants in its
 /// instructions.
 inline bool is_ieee_rne(const LaneParams& P, bool wide) {
   const LaneFmt& f = wide ? kB64 : kB32;

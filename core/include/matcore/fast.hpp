@@ -18,7 +18,7 @@
 //    the exponent spread of the terms allows; two terms too far apart for that are rounded from
 //    the larger one with guard bits and a sticky, any other wider spread is summed in an
 //    accumulator of 64-bit limbs (mc::Wide, the reference's: every format up to binary64);
-//  * batch() runs 16 samples at once in SIMD lanes (fast_lanes.cpp): the whole fused group
+//  * batch() runs 16 samples at once in SIMD lanes (core/src/lanes/): the whole fused group
 //    (multiplier, aligner, adder, late-c tail, normaliser, rounder, c_final_add), the pairwise
 //    tree and the one-product exact adder (FMA chains) as two-term sums done the way a
 //    floating-point adder does them (the larger term at bits 60.., the other shifted in with a
@@ -63,6 +63,9 @@ class FastDot {
   /// lanes do not take); MATCORE_LANES=generic|avx2|avx512|off in the environment overrides the
   /// choice ("generic": the portable lanes, for tests).
   const char* lanes() const;
+  /// The lane kernel batch() runs ("fused/trunc", "fma/b32", ...: fast_lower.cpp's strategy
+  /// table), "none" where the datapath runs sample by sample.
+  const char* lane_kernel() const;
   const Datapath& datapath() const;
   struct Impl;
 
