@@ -33,7 +33,7 @@ test: build
 bench: build
 	./bench/run.sh $(BUILD)
 
-# The fast kernels (core/src/fast.cpp, the SIMD lanes) against the reference stage path on
+# The fast kernels (core/src/engines/fast.cpp, the SIMD lanes) against the reference stage path on
 # BENCH_CHECK_N random samples per preset and binary16-output variant, one by one and in batches
 # (docs/performance.md): 10^7 each by default (about 25 minutes on 2 cores); CI runs 10^5.
 BENCH_CHECK_N ?= 10000000

@@ -98,7 +98,7 @@ struct FeaturesCmd {
 };
 
 // ------------------------------------------------------------------------------------- rtl
-/// matcore rtl: the Verilog top of a datapath (core/src/rtl.cpp), with a file list naming the
+/// matcore rtl: the Verilog top of a datapath (core/src/tools/rtl.cpp), with a file list naming the
 /// stage modules of rtl_model/ it instantiates.
 struct RtlCmd {
   DatapathArgs dpa;

@@ -1,4 +1,4 @@
-// The fast kernels (core/src/fast.cpp) against the reference stage path: every preset and its
+// The fast kernels (core/src/engines/fast.cpp) against the reference stage path: every preset and its
 // binary16-output variant, and random datapath designs over the field table's ranges (every
 // adder kind, frac_bits up to 100 for the 128-bit path, every alignment rounding, late and
 // early c, odd-even, floors, FTZ/DAZ, reduced output precision). `make bench-check` runs the

@@ -1,4 +1,4 @@
-// The lane kernels' primitives (core/src/lanes/simd.hpp, terms.hpp, wide.hpp) against the stage
+// The lane kernels' primitives (core/src/engines/lanes/simd.hpp, terms.hpp, wide.hpp) against the stage
 // functions they stand for (format.hpp decode and round_to_format, stages.hpp exact_sum_round)
 // and against 128-bit host integers, lane by lane; and the lane kernels' strategy table
 // (fast_lower.cpp) on the presets. The primitives are compiled here in a namespace of their own
@@ -6,7 +6,7 @@
 // set's build of the kernels is compared with the reference as a whole by tb/test_fast.cpp and
 // make bench-check.
 #define MC_LANES_NS unit
-#include "src/lanes/wide.hpp"
+#include "src/engines/lanes/wide.hpp"
 
 #include <gtest/gtest.h>
 
@@ -18,7 +18,7 @@
 #include "matcore/format.hpp"
 #include "matcore/presets.hpp"
 #include "matcore/stages.hpp"
-#include "src/fast_impl.hpp"
+#include "src/engines/fast_impl.hpp"
 
 using namespace mc;
 namespace ln = mc::lanes::unit;

@@ -1,5 +1,5 @@
 // The RTL (rtl_model/, the tops of `matcore rtl`, run by Verilator through the RTL engine of
-// core/src/rtl.cpp) against the hardware data, the paper vectors and the fast model:
+// core/src/tools/rtl.cpp) against the hardware data, the paper vectors and the fast model:
 //   * Generate: every preset's top is lint-clean under `verilator --lint-only -Wall` and holds
 //     exactly the signals of the field table (signal_table) under their documented names;
 //   * Hwdata: every confirmed NVIDIA hardware set, 0 mismatches (validate --engine rtl too);

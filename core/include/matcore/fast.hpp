@@ -18,7 +18,7 @@
 //    the exponent spread of the terms allows; two terms too far apart for that are rounded from
 //    the larger one with guard bits and a sticky, any other wider spread is summed in an
 //    accumulator of 64-bit limbs (mc::Wide, the reference's: every format up to binary64);
-//  * batch() runs 16 samples at once in SIMD lanes (core/src/lanes/): the whole fused group
+//  * batch() runs 16 samples at once in SIMD lanes (core/src/engines/lanes/): the whole fused group
 //    (multiplier, aligner, adder, late-c tail, normaliser, rounder, c_final_add), the pairwise
 //    tree and the one-product exact adder (FMA chains) as two-term sums done the way a
 //    floating-point adder does them (the larger term at bits 60.., the other shifted in with a

@@ -1,6 +1,6 @@
 // matcore: the pipeline of a datapath as data. stage_list(dp) is the one description of its
 // composition: the stages in order, each with its kind. The reference model interprets it
-// (mc::dot folds each group through it, one registry entry per kind in core/src/model.cpp);
+// (mc::dot folds each group through it, one registry entry per kind in core/src/engines/model.cpp);
 // plan(dp) names it with the name its signals carry at every level (the core trace
 // "aligner.e_max", the SystemC module "aligner" and its VCD signals "aligner.e_max",
 // docs/systemc.md). The SystemC top instantiates one module per planned stage

@@ -1,7 +1,7 @@
 // Internal to the fast kernels (fast.cpp): the lane kernels' interface. A lane kernel runs the
 // groups of a datapath (the fused adder with its late-c tail, the pairwise trees, the exact adder,
 // the FMA chains) on kLanes samples at once, in structure-of-arrays form so that the compiler turns
-// every step into SIMD instructions across the samples. Their code is core/src/lanes/ (one file
+// every step into SIMD instructions across the samples. Their code is core/src/engines/lanes/ (one file
 // per family, the SIMD primitives in lanes/simd.hpp), compiled once per instruction set
 // (generic, AVX2, AVX-512, and AVX-512 with two registers a lane vector by Clang: CMakeLists.txt)
 // into namespaces of those names; fast_lower.cpp lowers a datapath to LaneParams, chooses the

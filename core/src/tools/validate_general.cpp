@@ -17,7 +17,7 @@
 #include "matcore/output.hpp"
 #include "matcore/threads.hpp"
 #include "matcore/vectors.hpp"
-#include "validate_stream.hpp"
+#include "../io/validate_stream.hpp"
 
 namespace mc::vstream {
 
