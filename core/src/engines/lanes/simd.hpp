@@ -297,13 +297,20 @@ inline VU encode(const LaneRound& R, VU sign, const Rounded& q) {
   return q.zero ? z : (q.ovf ? ovb : bits);
 }
 
+// The general rounder is the slow path of every kernel: kept out of line, and round_fixed, its
+// caller, inline. Left to themselves, Clang inlines it into round_fixed and calls that instead,
+// GCC inlines it into the fused kernels: either way the hot loop of the fused kernels spills
+// more (measured against the single-file build: docs/performance.md).
+#define MC_LANES_COLD __attribute__((noinline))
+#define MC_LANES_HOT __attribute__((always_inline))
+
 /// RoundK::round on every lane: (-1)^sign mag 2^lsb rounded, encoded.
-inline VU round_mag(const LaneRound& R, VU sign, VU mag, VI lsb, VU sticky_in = VU{}) {
+MC_LANES_COLD inline VU round_mag(const LaneRound& R, VU sign, VU mag, VI lsb, VU sticky_in = VU{}) {
   return encode(R, sign, round_core(R, sign, mag, lsb, sticky_in));
 }
 
 /// RoundK::round_fixed_t: v 2^lsb rounded; an exact zero gets the sign zs (0/1).
-inline VU round_fixed(const LaneRound& R, VI v, VI lsb, VU zs) {
+MC_LANES_HOT inline VU round_fixed(const LaneRound& R, VI v, VI lsb, VU zs) {
   const VI neg = v < 0;
   const VU r = round_mag(R, U(neg) & 1, neg ? VU{} - U(v) : U(v), lsb);
   return v == 0 ? (zs != 0 ? VU{} + R.z_n : VU{} + R.z_p) : r;
