@@ -58,11 +58,12 @@ struct ListCmd {
     }
     const std::string& what = topic;
     if (what == "formats" || what == "all") {
-      std::printf("formats (name: exponent bits, mantissa bits, bias, encoding):\n");
-      for (const char* n : {"binary64", "binary32", "tf32", "binary16", "bf16", "e4m3", "e5m2",
-                            "e4m3fnuz", "e5m2fnuz"}) {
+      std::printf("formats (name: exponent bits, mantissa bits, bias, encoding, largest finite):\n");
+      for (const std::string& n : format_names()) {
         const Format& f = format_by_name(n);
-        std::printf("  %-9s e=%-2d m=%-2d bias=%-4d %s\n", n, f.ebits, f.mbits, f.bias, to_string(f.enc));
+        if (f.name != n) continue;  // an alias (fp32, bfloat16, ...)
+        std::printf("  %-9s e=%-2d m=%-2d bias=%-4d %-6s %s\n", n.c_str(), f.ebits, f.mbits, f.bias, to_string(f.enc),
+                    to_decimal(f, f.max_finite_bits()).c_str());
       }
     }
     if (what == "archs" || what == "types" || what == "all") {

@@ -6,6 +6,7 @@
 //   ENC 0 IEEE: E all ones -> M == 0 ? Inf : NaN
 //   ENC 1 FN  : E and M all ones -> NaN, no Inf
 //   ENC 2 FNUZ: s = 1, E = M = 0 -> NaN, no Inf, no -0
+//   ENC 3 finite (OCP MX E3M2, E2M3, E2M1): no Inf, no NaN
 //
 // cls: 0 zero, 1 finite nonzero, 2 Inf, 3 NaN (the term classes of every stage).
 module mc_decode #(

@@ -44,12 +44,13 @@ inline std::vector<Sample> random_samples(const mc::Datapath& dp, const std::str
 /// Zeros, extreme finite values, NaNs, infinities and the smallest subnormal of a format.
 inline std::vector<uint64_t> specials_of(const mc::Format& f) {
   std::vector<uint64_t> v = {mc::zero_bits(f, false), mc::zero_bits(f, true), f.max_finite_bits(),
-                             f.max_finite_bits() | (uint64_t{1} << (f.width() - 1)), f.qnan_bits(false), 1};
+                             f.max_finite_bits() | (uint64_t{1} << (f.width() - 1)), 1};
+  if (f.has_nan()) v.push_back(f.qnan_bits(false));
   if (f.has_inf()) {
     v.push_back(f.inf_bits(false));
     v.push_back(f.inf_bits(true));
   }
-  if (f.enc != mc::Encoding::FNUZ) v.push_back(f.qnan_bits(true));
+  if (f.has_nan() && f.enc != mc::Encoding::FNUZ) v.push_back(f.qnan_bits(true));
   return v;
 }
 

@@ -209,3 +209,63 @@ TEST(Format, WideningKeepsNaNPayload) {
   EXPECT_EQ(widen_exact(kBinary32, 0x7F800001, kBinary64), 0x7FF0000020000000ull);
 }
 
+
+// The OCP MX element formats (OCP Microscaling Formats v1.0, section 5.3; ../shared/spec/
+// block-scaled.md): every pattern a number (no Inf, no NaN), subnormals, the value tables of
+// the spec.
+TEST(FormatMx, E2M1IsTheSpecTable) {
+  // OCP MX v1.0 Table 5 (FP4 E2M1): 0, 0.5, 1, 1.5, 2, 3, 4, 6 and their negatives
+  const char* want[16] = {"0", "0.5", "1", "1.5", "2", "3", "4", "6",
+                          "-0", "-0.5", "-1", "-1.5", "-2", "-3", "-4", "-6"};
+  for (uint64_t x = 0; x < 16; ++x) {
+    EXPECT_EQ(to_decimal(kE2M1, x), want[x]) << x;
+    EXPECT_EQ(px(kE2M1, want[x]), x) << want[x];
+  }
+  EXPECT_EQ(kE2M1.width(), 4);
+  EXPECT_EQ(decode(kE2M1, 0x1).cls, Class::Subnormal);
+}
+
+TEST(FormatMx, Fp6RangesAndNoSpecials) {
+  // E3M2: bias 3, largest 28 = 1.75 * 2^4, smallest subnormal 0.0625 = 2^-4
+  EXPECT_EQ(kE3M2.width(), 6);
+  EXPECT_EQ(kE3M2.max_finite_bits(), 0x1Fu);
+  EXPECT_EQ(to_decimal(kE3M2, 0x1F), "28");
+  EXPECT_EQ(to_decimal(kE3M2, 0x01), "0.0625");
+  EXPECT_EQ(to_decimal(kE3M2, 0x04), "0.25");  // smallest normal 2^-2
+  // E2M3: bias 1, largest 7.5 = 1.875 * 2^2, smallest subnormal 0.125 = 2^-3
+  EXPECT_EQ(kE2M3.max_finite_bits(), 0x1Fu);
+  EXPECT_EQ(to_decimal(kE2M3, 0x1F), "7.5");
+  EXPECT_EQ(to_decimal(kE2M3, 0x01), "0.125");
+  EXPECT_EQ(to_decimal(kE2M3, 0x3F), "-7.5");
+  for (const Format* f : {&kE3M2, &kE2M3, &kE2M1}) {
+    EXPECT_FALSE(f->has_inf());
+    EXPECT_FALSE(f->has_nan());
+    for (uint64_t x = 0; x < (uint64_t{1} << f->width()); ++x) EXPECT_TRUE(decode(*f, x).is_finite()) << f->name << " " << x;
+  }
+}
+
+TEST(FormatMx, RoundingSaturatesAndSpecialsAreRefused) {
+  // beyond the largest finite: the largest finite (OCP MX saturating conversion), in every mode
+  for (Rounding m : {Rounding::RNE, Rounding::RTZ, Rounding::RU, Rounding::RNA}) {
+    EXPECT_EQ(round_to_format(kE2M1, Exact{false, 7, 0, false}, RoundOpts{m, true, -1, true}), 0x7u) << to_string(m);
+    EXPECT_EQ(round_to_format(kE2M1, Exact{true, 100, 0, false}, RoundOpts{m, true, -1, true}), 0xFu) << to_string(m);
+  }
+  // to nearest even between the table's values: 5 -> 4 (tie to even mantissa), 0.25 -> 0
+  EXPECT_EQ(round_to_format(kE2M1, Exact{false, 5, 0, false}, RoundOpts{}), 0x6u);
+  EXPECT_EQ(round_to_format(kE2M1, Exact{false, 1, -2, false}, RoundOpts{}), 0x0u);
+  EXPECT_EQ(round_to_format(kE2M1, Exact{false, 3, -2, false}, RoundOpts{}), 0x2u);  // 0.75 -> 1
+  bool inexact = false;
+  EXPECT_EQ(parse_operand(kE2M1, "5", &inexact), 0x6u);
+  EXPECT_TRUE(inexact);
+  EXPECT_THROW(parse_operand(kE2M1, "nan"), std::invalid_argument);
+  EXPECT_THROW(parse_operand(kE3M2, "inf"), std::invalid_argument);
+  EXPECT_THROW(convert(kBinary32, 0x7FC00000u, kE2M3), std::invalid_argument);
+  EXPECT_THROW(kE2M1.qnan_bits(false), std::logic_error);
+  EXPECT_THROW(parse_operand(kE2M1, "0x10"), std::invalid_argument);  // 5 bits: not an e2m1 pattern
+  // widening is exact: every pattern through binary32 and back
+  for (const Format* f : {&kE3M2, &kE2M3, &kE2M1})
+    for (uint64_t x = 0; x < (uint64_t{1} << f->width()); ++x) {
+      const uint64_t w = convert(*f, x, kBinary32);
+      EXPECT_EQ(convert(kBinary32, w, *f), x) << f->name << " " << x;
+    }
+}

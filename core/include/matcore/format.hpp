@@ -15,6 +15,14 @@
 //   IEEE : E all ones -> M == 0 Inf, else NaN.                  (binary64/32/16, bf16, tf32, E5M2)
 //   FN   : no Inf; NaN = E and M all ones (both signs).           (OCP E4M3)
 //   FNUZ : no Inf, no -0; NaN = sign 1 with E = M = 0 (0x80).      (AMD/Graphcore fp8 "fnuz")
+//   Finite: no Inf, no NaN: every pattern is a number.           (OCP MX E3M2, E2M3, E2M1)
+//           Rounding into it saturates at the largest finite (OCP MX's saturating conversion);
+//           it is an operand format only (out_fmt is binary16/32/64).
+//
+//   e2m1 (FP4): +-{0, 0.5, 1, 1.5, 2, 3, 4, 6}     e3m2 (FP6): largest 28     e2m3 (FP6): 7.5
+//   +---+----+----+                                  +---+----+----+           +---+----+----+
+//   | s | E2 | M1 |  bias 1 (E = 0: subnormal 0.5)   | s | E3 | M2 | bias 3    | s | E2 | M3 | bias 1
+//   +---+----+----+                                  +---+----+----+           +---+----+----+
 #pragma once
 #include <cstdint>
 #include <string>
@@ -24,7 +32,7 @@
 
 namespace mc {
 
-enum class Encoding : uint8_t { IEEE, FN, FNUZ };
+enum class Encoding : uint8_t { IEEE, FN, FNUZ, Finite };
 enum class Class : uint8_t { Zero, Subnormal, Normal, Inf, NaN };
 enum class Rounding : uint8_t { RNE, RTZ, RD, RU, RNA };
 
@@ -50,8 +58,9 @@ struct Format {
   int hex_digits() const { return (width() + 3) / 4; }
   uint64_t max_finite_bits() const;              ///< positive largest finite
   uint64_t inf_bits(bool neg) const;             ///< only for IEEE
-  uint64_t qnan_bits(bool neg) const;            ///< default quiet NaN of the encoding
+  uint64_t qnan_bits(bool neg) const;            ///< default quiet NaN (only where has_nan())
   bool has_inf() const { return enc == Encoding::IEEE; }
+  bool has_nan() const { return enc != Encoding::Finite; }
   bool operator==(const Format& o) const {
     return ebits == o.ebits && mbits == o.mbits && bias == o.bias && enc == o.enc;
   }
@@ -76,7 +85,7 @@ const Format* find_format(const std::string& name);      // nullptr if unknown
 std::vector<std::string> format_names();
 
 extern const Format kBinary64, kBinary32, kBinary16, kBfloat16, kTf32, kE4M3, kE5M2, kE4M3Fnuz,
-    kE5M2Fnuz;
+    kE5M2Fnuz, kE3M2, kE2M3, kE2M1;
 
 /// Exact decode of a bit pattern (bits above width() must be zero). Inline: it runs for every
 /// operand of every product.
@@ -98,6 +107,7 @@ inline Unpacked decode(const Format& f, uint64_t bits) {
     case Encoding::FNUZ:
       if (u.sign && E == 0 && M == 0) { u.cls = Class::NaN; return u; }
       break;
+    case Encoding::Finite: break;
   }
   if (E == 0) {
     u.exp = f.emin();

@@ -124,7 +124,9 @@ Datapath nv(Datapath d, const std::string& type, const Format& fa, const Format&
   d.k_default = k;
   d.out_prec = out_prec;
   if (fa == kTf32) d.ingest = Rounding::RTZ;
-  d.half_out = fa == kBinary16 || fa.width() == 8;  // PTX: f16 accumulators for fp16 and fp8 inputs only
+  // PTX: f16 accumulators for fp16 and fp8 inputs only (not modelled for fp6/fp4 elements:
+  // docs/decisions.md)
+  d.half_out = fa == kBinary16 || (fa.width() == 8 && fb.width() == 8);
   return d;
 }
 
@@ -153,11 +155,15 @@ void add_cdna(std::vector<Datapath>& v, const std::string& arch, int gen) {
   }
 }
 
+/// The fp8 types (OCP e4m3, e5m2 and their mixes) of an NVIDIA datapath; with f6f4, also the
+/// OCP MX fp6 and fp4 element formats and every mix a,b of the five (tcgen05 kind::f8f6f4,
+/// sm_120a mma.sync kind::f8f6f4: A and B chosen independently).
 void add_fp8(std::vector<Datapath>& v, const Datapath& b, int L, int F, int k, int prec,
-             const std::string& variant) {
-  const Format* f8[2] = {&kE4M3, &kE5M2};
-  for (const Format* fa : f8)
-    for (const Format* fb : f8) {
+             const std::string& variant, bool f6f4 = false) {
+  const std::vector<const Format*> fs = f6f4 ? std::vector<const Format*>{&kE4M3, &kE5M2, &kE3M2, &kE2M3, &kE2M1}
+                                             : std::vector<const Format*>{&kE4M3, &kE5M2};
+  for (const Format* fa : fs)
+    for (const Format* fb : fs) {
       const std::string t = fa == fb ? fa->name : fa->name + "," + fb->name;
       Datapath d = nv(b, t, *fa, *fb, L, F, k, prec);
       d.variant = variant;
@@ -218,14 +224,17 @@ std::vector<Datapath> build() {
     v.push_back(nv(b, "bf16", kBfloat16, kBfloat16, 16, 25, 16));
     v.push_back(nv(b, "tf32", kTf32, kTf32, 8, 25, 8));
     add_fp8_hmma(v, b);                        // mma.sync: all the B200 hardware data
-    add_fp8(v, b, 32, 25, 32, -1, "tcgen05");  // published description (MMA-Sim), no data here
+    // tcgen05 kind::f8f6f4 (T-FDPA, L = 32, F = 25): published description (MMA-Sim), no data
+    // here; fp6/fp4 elements as in ../shared/spec/block-scaled.md (docs/decisions.md)
+    add_fp8(v, b, 32, 25, 32, -1, "tcgen05", true);
   }
   {  // Blackwell workstation (sm_120): no hardware data here; published description.
     Datapath b = nv_base("rtxpro6000", "blackwell", -133);
     b.instr_classes = "mma";  // sm_120: mma.sync only (no wgmma, no tcgen05)
     v.push_back(nv(b, "fp16", kBinary16, kBinary16, 16, 25, 16));
     v.push_back(nv(b, "bf16", kBfloat16, kBfloat16, 16, 25, 16));
-    add_fp8(v, b, 32, 25, 32, -1, "mma.sync");  // published description, no data here
+    // mma.sync kind::f8f6f4 (m16n8k32): published description, no data here
+    add_fp8(v, b, 32, 25, 32, -1, "mma.sync", true);
   }
   for (const Datapath& d : v) validate_datapath(d);
   return v;

@@ -15,7 +15,8 @@ namespace {
 std::vector<uint64_t> specials(const Format& f) {
   std::vector<uint64_t> v = {zero_bits(f, false), zero_bits(f, true), f.max_finite_bits(),
                              f.max_finite_bits() | (uint64_t{1} << (f.width() - 1)),
-                             f.qnan_bits(false), 1, (uint64_t{1} << (f.width() - 1)) | 1};
+                             1, (uint64_t{1} << (f.width() - 1)) | 1};
+  if (f.has_nan()) v.push_back(f.qnan_bits(false));
   if (f.has_inf()) {
     v.push_back(f.inf_bits(false));
     v.push_back(f.inf_bits(true));

@@ -64,7 +64,8 @@ struct InFmt {
     switch (enc) {
       case Encoding::IEEE: special = E == top; break;
       case Encoding::FN: special = E == top && M == mmask; break;
-      default: special = sign && E == 0 && M == 0; break;
+      case Encoding::FNUZ: special = sign && E == 0 && M == 0; break;
+      default: special = false; break;  // Finite: no NaN/Inf patterns
     }
     const bool normal = E != 0;
     const uint64_t sig = normal ? (M | (uint64_t{1} << mbits)) : (sub_in ? M : 0);
@@ -100,8 +101,10 @@ struct RoundK : lanes::LaneRound {
     sbit = uint64_t{1} << (f.width() - 1);
     maxf = f.max_finite_bits();
     if (has_inf) { inf_p = f.inf_bits(false); inf_n = f.inf_bits(true); }
-    nan_p = f.qnan_bits(false);
-    nan_n = f.qnan_bits(true);
+    // a format with no NaN (the OCP MX fp6/fp4 elements): an overflow saturates at the largest
+    // finite (round_to_format), which the NaN slot of the overflow encoding then holds
+    nan_p = f.has_nan() ? f.qnan_bits(false) : f.max_finite_bits();
+    nan_n = f.has_nan() ? f.qnan_bits(true) : sbit | f.max_finite_bits();
     z_p = zero_bits(f, false);
     z_n = zero_bits(f, true);
   }

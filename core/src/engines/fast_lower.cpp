@@ -20,7 +20,8 @@ lanes::LaneFmt lane_fmt(const Format& f, bool sub) {
   const uint64_t em = x.top << x.mbits, sb = uint64_t{1} << x.sign_shift;
   if (f.enc == Encoding::IEEE) { x.sp_mask = em; x.sp_val = em; }
   else if (f.enc == Encoding::FN) { x.sp_mask = em | x.mmask; x.sp_val = x.sp_mask; }
-  else { x.sp_mask = sb | em | x.mmask; x.sp_val = sb; }
+  else if (f.enc == Encoding::FNUZ) { x.sp_mask = sb | em | x.mmask; x.sp_val = sb; }
+  else { x.sp_mask = 0; x.sp_val = 1; }  // Finite: (x & 0) never equals 1, no pattern is special
   x.sub_mask = sub ? x.mmask : 0;
   return x;
 }

@@ -278,7 +278,11 @@ uint64_t ingest_value(const Format& f, Rounding ingest, uint64_t stored, int wid
   const Format& from = width == 64 ? kBinary64 : kBinary32;
   if (f == from) return stored;
   const Unpacked u = decode(from, stored);
-  if (u.cls == Class::NaN) return f.qnan_bits(u.sign);
+  if (u.cls == Class::NaN) {
+    if (!f.has_nan())
+      throw InputError(where + ": NaN is not representable in " + f.name + " (it has no NaN encoding)");
+    return f.qnan_bits(u.sign);
+  }
   if (u.cls == Class::Inf) {
     if (!f.has_inf())
       throw InputError(where + ": infinity is not representable in " + f.name +

@@ -225,7 +225,10 @@ ExactValue parse_exact(const std::string& text) {
 
 uint64_t exact_to_format(const Format& f, const ExactValue& v, Rounding mode, bool* inexact) {
   if (inexact) *inexact = false;
-  if (v.nan) return f.qnan_bits(v.neg);
+  if (v.nan) {
+    if (!f.has_nan()) throw std::invalid_argument("format " + f.name + " has no NaN");
+    return f.qnan_bits(v.neg);
+  }
   if (v.inf) {
     if (!f.has_inf()) throw std::invalid_argument("format " + f.name + " has no infinity");
     return f.inf_bits(v.neg);

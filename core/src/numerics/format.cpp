@@ -15,12 +15,16 @@ const Format kE4M3{"e4m3", 4, 3, 7, Encoding::FN, true};
 const Format kE5M2{"e5m2", 5, 2, 15, Encoding::IEEE, true};
 const Format kE4M3Fnuz{"e4m3fnuz", 4, 3, 8, Encoding::FNUZ, true};
 const Format kE5M2Fnuz{"e5m2fnuz", 5, 2, 16, Encoding::FNUZ, true};
+const Format kE3M2{"e3m2", 3, 2, 3, Encoding::Finite, true};
+const Format kE2M3{"e2m3", 2, 3, 1, Encoding::Finite, true};
+const Format kE2M1{"e2m1", 2, 1, 1, Encoding::Finite, true};
 
 const char* to_string(Encoding e) {
   switch (e) {
     case Encoding::IEEE: return "ieee";
     case Encoding::FN: return "fn";
     case Encoding::FNUZ: return "fnuz";
+    case Encoding::Finite: return "finite";
   }
   return "?";
 }
@@ -56,7 +60,8 @@ uint64_t Format::max_finite_bits() const {
   switch (enc) {
     case Encoding::IEEE: return ((top - 1) << mbits) | mmask;
     case Encoding::FN: return (top << mbits) | (mmask - 1);  // all-ones mantissa is NaN
-    case Encoding::FNUZ: return (top << mbits) | mmask;
+    case Encoding::FNUZ:
+    case Encoding::Finite: return (top << mbits) | mmask;
   }
   return 0;
 }
@@ -74,8 +79,9 @@ uint64_t Format::qnan_bits(bool neg) const {
     case Encoding::IEEE: return (neg ? s : 0) | (top << mbits) | (uint64_t{1} << (mbits - 1));
     case Encoding::FN: return (neg ? s : 0) | (top << mbits) | mmask;
     case Encoding::FNUZ: return s;
+    case Encoding::Finite: break;
   }
-  return 0;
+  throw std::logic_error("format " + name + " has no NaN");
 }
 
 namespace {
@@ -86,6 +92,7 @@ const Named kNamed[] = {
     {"bf16", &kBfloat16},     {"bfloat16", &kBfloat16}, {"tf32", &kTf32},
     {"xf32", &kTf32},         {"e4m3", &kE4M3},         {"e4m3fn", &kE4M3},
     {"e5m2", &kE5M2},         {"e4m3fnuz", &kE4M3Fnuz}, {"e5m2fnuz", &kE5M2Fnuz},
+    {"e3m2", &kE3M2},         {"e2m3", &kE2M3},         {"e2m1", &kE2M1},
 };
 }  // namespace
 
@@ -169,7 +176,7 @@ uint64_t round_to_format(const Format& f, const Exact& x, const RoundOpts& o) {
   if (overflow) {
     bool to_inf = o.overflow_to_inf || o.mode == Rounding::RNE || o.mode == Rounding::RNA ||
                   (o.mode == Rounding::RU && !x.sign) || (o.mode == Rounding::RD && x.sign);
-    if (to_inf) return f.has_inf() ? f.inf_bits(x.sign) : f.qnan_bits(x.sign);
+    if (to_inf && f.has_nan()) return f.has_inf() ? f.inf_bits(x.sign) : f.qnan_bits(x.sign);
     return sbit | f.max_finite_bits();
   }
   const uint64_t E = sub || (sig >> f.mbits) == 0 ? 0 : static_cast<uint64_t>(e + f.bias);
@@ -184,8 +191,13 @@ uint64_t convert(const Format& from, uint64_t bits, const Format& to, Rounding m
   const Unpacked u = decode(from, bits);
   if (inexact) *inexact = false;
   switch (u.cls) {
-    case Class::NaN: return to.qnan_bits(u.sign);
-    case Class::Inf: return to.has_inf() ? to.inf_bits(u.sign) : to.qnan_bits(u.sign);
+    case Class::NaN:
+      if (!to.has_nan()) throw std::invalid_argument("NaN is not representable in " + to.name + " (it has no NaN)");
+      return to.qnan_bits(u.sign);
+    case Class::Inf:
+      if (to.has_inf()) return to.inf_bits(u.sign);
+      if (!to.has_nan()) throw std::invalid_argument("infinity is not representable in " + to.name);
+      return to.qnan_bits(u.sign);
     case Class::Zero: return zero_bits(to, u.sign);
     default: break;
   }

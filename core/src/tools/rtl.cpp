@@ -58,7 +58,16 @@ int mode_of(Rounding r) {
   return 0;
 }
 
-int enc_of(Encoding e) { return e == Encoding::IEEE ? 0 : e == Encoding::FN ? 1 : 2; }
+/// The ENC parameter of rtl_model/mc_decode.sv.
+int enc_of(Encoding e) {
+  switch (e) {
+    case Encoding::IEEE: return 0;
+    case Encoding::FN: return 1;
+    case Encoding::FNUZ: return 2;
+    case Encoding::Finite: return 3;
+  }
+  return 0;
+}
 
 /// The derived widths of one datapath's RTL (docs/rtl.md, "Widths").
 struct Dims {

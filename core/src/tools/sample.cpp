@@ -110,8 +110,11 @@ struct FmtConst {
       : mbits(f.mbits), emin(f.emin()), emax(f.emax()), bias(f.bias), width(f.width()),
         fnuz(f.enc == Encoding::FNUZ), fn(f.enc == Encoding::FN), has_inf(f.has_inf()),
         mmask((uint64_t{1} << f.mbits) - 1), inf_pos(f.has_inf() ? f.inf_bits(false) : 0),
-        inf_neg(f.has_inf() ? f.inf_bits(true) : 0), nan_pos(f.qnan_bits(false)),
-        nan_neg(f.qnan_bits(true)), sign_bit(uint64_t{1} << (f.width() - 1)) {}
+        inf_neg(f.has_inf() ? f.inf_bits(true) : 0),
+        // a format with no NaN (OCP MX fp6/fp4): an overflow saturates at the largest finite
+        nan_pos(f.has_nan() ? f.qnan_bits(false) : f.max_finite_bits()),
+        nan_neg(f.has_nan() ? f.qnan_bits(true) : f.max_finite_bits() | (uint64_t{1} << (f.width() - 1))),
+        sign_bit(uint64_t{1} << (f.width() - 1)) {}
   uint64_t zero(bool sign) const { return sign && !fnuz ? sign_bit : 0; }
 };
 
