@@ -304,31 +304,28 @@ struct VcdScope {
   std::vector<VcdScope> scopes;
 };
 
-void put_scope(std::string& o, const VcdScope& s, const std::string& name, bool with_scopes) {
-  o += "$scope " + s.kind + " " + name + " $end\n";
-  for (const std::string& v : s.vars) o += v + "\n";
-  if (with_scopes)
-    for (const VcdScope& c : s.scopes) put_scope(o, c, c.name, true);
-  o += "$upscope $end\n";
-}
-
-}  // namespace
-
-void vcd_as_systemc(const std::string& in_path, const std::string& out_path, const std::string& module) {
-  std::ifstream in(in_path, std::ios::binary);
-  if (!in) throw InputError(in_path + ": " + std::strerror(errno));
+/// The declarations of a VCD file, read by one reader for both rewrites below: the scope tree,
+/// the other declarations ($date, $version, $timescale, $comment) as their text, in order.
+struct VcdHeader {
   VcdScope root;
-  std::vector<VcdScope*> open{&root};
+  std::vector<std::string> other;
+};
+
+/// Reads the declarations up to and including "$enddefinitions $end"; `in` is left just after
+/// it. A file that is not a VCD (a declaration without $end, an $upscope too many, no
+/// $enddefinitions) is an InputError naming the path.
+VcdHeader read_vcd_header(std::istream& in, const std::string& path) {
+  VcdHeader h;
+  std::vector<VcdScope*> open{&h.root};
   std::string w;
   auto until_end = [&](std::string text) {
     while (in >> w) {
       text += " " + w;
       if (w == "$end") return text;
     }
-    throw InputError(in_path + ": not a VCD (a declaration without $end)");
+    throw InputError(path + ": not a VCD (a declaration without $end)");
   };
-  bool defs_end = false;
-  while (!defs_end && in >> w) {
+  while (in >> w) {
     if (w == "$scope") {
       VcdScope s;
       if (!(in >> s.kind >> s.name)) break;
@@ -337,22 +334,60 @@ void vcd_as_systemc(const std::string& in_path, const std::string& out_path, con
       open.push_back(&open.back()->scopes.back());
     } else if (w == "$upscope") {
       until_end("");
-      if (open.size() < 2) throw InputError(in_path + ": not a VCD ($upscope without $scope)");
+      if (open.size() < 2) throw InputError(path + ": not a VCD ($upscope without $scope)");
       open.pop_back();
     } else if (w == "$var") {
       open.back()->vars.push_back(until_end("$var"));
     } else if (w == "$enddefinitions") {
       until_end("");
-      defs_end = true;
+      return h;
     } else if (!w.empty() && w[0] == '$') {
-      until_end(w);  // $version, $date, $timescale, $comment: replaced
+      h.other.push_back(until_end(w));
     }
   }
-  const VcdScope* top = root.scopes.size() == 1 ? &root.scopes[0] : nullptr;
-  const VcdScope* mod = nullptr;
-  for (size_t i = 0; top && i < top->scopes.size(); ++i)
-    if (top->scopes[i].name == module) mod = &top->scopes[i];
-  if (!defs_end || !mod) throw InputError(in_path + ": not the RTL simulator's VCD (no scope " + module + ")");
+  throw InputError(path + ": not a VCD (no $enddefinitions)");
+}
+
+/// The tokens of a "$var TYPE WIDTH ID NAME [RANGE] $end" declaration.
+std::vector<std::string> var_tokens(const std::string& decl) {
+  std::istringstream ls(decl);
+  std::vector<std::string> t;
+  for (std::string w; ls >> w;) t.push_back(w);
+  return t;
+}
+
+void put_scope(std::string& o, const VcdScope& s, const std::string& name, bool with_scopes) {
+  o += "$scope " + s.kind + " " + name + " $end\n";
+  for (const std::string& v : s.vars) o += v + "\n";
+  if (with_scopes)
+    for (const VcdScope& c : s.scopes) put_scope(o, c, c.name, true);
+  o += "$upscope $end\n";
+}
+
+const VcdScope* child(const VcdScope& s, const std::string& name) {
+  for (const VcdScope& c : s.scopes)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+void collect_ids(const VcdScope& s, std::set<std::string>& ids) {
+  for (const std::string& v : s.vars) {
+    const std::vector<std::string> t = var_tokens(v);
+    if (t.size() > 3) ids.insert(t[3]);
+  }
+  for (const VcdScope& c : s.scopes) collect_ids(c, ids);
+}
+
+}  // namespace
+
+void vcd_as_systemc(const std::string& in_path, const std::string& out_path, const std::string& module) {
+  std::ifstream in(in_path, std::ios::binary);
+  if (!in) throw InputError(in_path + ": " + std::strerror(errno));
+  const VcdHeader h = read_vcd_header(in, in_path);
+  const VcdScope* top = h.root.scopes.size() == 1 ? &h.root.scopes[0] : nullptr;
+  const VcdScope* mod = top ? child(*top, module) : nullptr;
+  if (!mod) throw InputError(in_path + ": not the RTL simulator's VCD (no scope " + module + ")");
+  // the simulator's $date, $version and $timescale are replaced: SystemC's 1 ns
   std::string head = "$version matcore RTL engine (Verilator) $end\n$timescale 1 ns $end\n";
   put_scope(head, *mod, "SystemC", true);
   put_scope(head, *top, "harness", false);
@@ -377,34 +412,30 @@ void vcd_add_check(const std::string& in_path, const std::string& stage, int wid
   } slot{out_path, register_temp(out_path)};
   std::ifstream in(in_path, std::ios::binary);
   if (!in) throw InputError(in_path + ": " + std::strerror(errno));
-  // the header: its text as it is, the ids of stage.valid and stage.tag under SystemC
-  std::string head, line, valid_id, tag_id;
-  std::vector<std::string> scope;
-  std::set<std::string> ids;
-  bool defs_end = false;
-  while (!defs_end && std::getline(in, line)) {
-    std::istringstream ls(line);
-    std::vector<std::string> t;
-    for (std::string w; ls >> w;) t.push_back(w);
-    for (size_t i = 0; i < t.size(); ++i) {
-      if (t[i] == "$scope" && i + 2 < t.size()) scope.push_back(t[i + 2]);
-      if (t[i] == "$upscope" && !scope.empty()) scope.pop_back();
-      if (t[i] == "$var" && i + 4 < t.size()) {
-        ids.insert(t[i + 3]);
-        if (scope.size() == 2 && scope[0] == "SystemC" && scope[1] == stage && t[i + 4] == "valid") valid_id = t[i + 3];
-        if (scope.size() == 2 && scope[0] == "SystemC" && scope[1] == stage && t[i + 4] == "tag") tag_id = t[i + 3];
-      }
-      if (t[i] == "$enddefinitions") defs_end = true;
+  // the header: the ids of stage.valid and stage.tag under SystemC, and every id in use
+  const VcdHeader h = read_vcd_header(in, in_path);
+  std::string valid_id, tag_id;
+  const VcdScope* sc = child(h.root, "SystemC");
+  if (const VcdScope* st = sc ? child(*sc, stage) : nullptr)
+    for (const std::string& v : st->vars) {
+      const std::vector<std::string> t = var_tokens(v);
+      if (t.size() > 4 && t[4] == "valid") valid_id = t[3];
+      if (t.size() > 4 && t[4] == "tag") tag_id = t[3];
     }
-    if (!defs_end) head += line + "\n";
-  }
-  if (!defs_end || valid_id.empty() || tag_id.empty())
+  if (valid_id.empty() || tag_id.empty())
     throw InputError(in_path + ": no signals SystemC." + stage + ".valid and .tag to place the observed d");
+  std::set<std::string> ids;
+  collect_ids(h.root, ids);
   std::string did = "mcD", mid = "mcM";
   while (ids.count(did) || ids.count(mid)) did += "_", mid += "_";
+  std::string head;
+  for (const std::string& o : h.other) head += o + "\n";
+  for (const VcdScope& s : h.root.scopes) put_scope(head, s, s.name, true);
   std::ofstream out(out_path, std::ios::binary | std::ios::trunc);
   out << head << "$scope module check $end\n$var wire " << width << " " << did << " d_hw [" << width - 1
-      << ":0] $end\n$var wire 1 " << mid << " mismatch $end\n$upscope $end\n" << line << "\n";
+      << ":0] $end\n$var wire 1 " << mid << " mismatch $end\n$upscope $end\n$enddefinitions $end\n";
+  std::string line;
+  std::getline(in, line);  // the rest of the $enddefinitions line
   // the body: after each time's changes, the check signals of the sample the stage holds
   std::string valid = "0", tag = "0";
   bool started = false, emitted = false;
