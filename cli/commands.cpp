@@ -78,6 +78,18 @@ struct ListCmd {
         std::printf("\n");
       }
     }
+    if (what == "presets") {
+      // every preset with its element formats, scales, K and adder (block-scaled presets: issue 27)
+      std::printf("presets (arch, type, variant: a x b elements, scale per block, K, products per group, adder, output):\n");
+      for (const std::string& ar : archs)
+        for (const Datapath& d : all_presets()) {
+          if (d.arch != ar) continue;
+          std::printf("  %-11s %-10s %-9s %-8s x %-8s scale none  K=%-3d n_fma=%-2d %-8s -> %s%s\n", d.arch.c_str(),
+                      d.type.c_str(), d.variant.empty() ? "-" : d.variant.c_str(), d.a_fmt.name.c_str(),
+                      d.b_fmt.name.c_str(), d.k_default, d.n_fma, get_field(d, "adder").c_str(), d.out_fmt.name.c_str(),
+                      d.half_out ? " (binary16 too: --out fp16)" : "");
+        }
+    }
     if (what == "instructions" || what == "all") {
       std::printf("instructions (name: type, m x n x k, blocks):\n");
       for (const std::string& ar : archs) {
@@ -637,7 +649,7 @@ int matcore_main(int argc, char** argv) {
   ListCmd list;
   CLI::App* c = p.command("list", "architectures, input types, instructions, formats",
                           "  matcore list types --arch mi300x", [&] { return list.run(); });
-  c->add_option("topic", list.topic, "what to list")->check(CLI::IsMember({"all", "archs", "types", "instructions", "formats"}));
+  c->add_option("topic", list.topic, "what to list")->check(CLI::IsMember({"all", "archs", "types", "instructions", "formats", "presets"}));
   Program::text(c, "--arch", list.arch, "only this architecture");
 
   ShowCmd show;

@@ -66,6 +66,20 @@ TEST(Cli, ListShowsArchitecturesTypesInstructions) {
     EXPECT_NE(r.out.find(s), std::string::npos) << s;
 }
 
+// list presets: one line per preset with its element formats and K (the fp6/fp4 mixes of the
+// Blackwell f8f6f4 instructions among them)
+TEST(Cli, ListPresetsShowsFormatsAndK) {
+  CliRun r = run("list presets --arch b200");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("b200        e2m1,e3m2  tcgen05   e2m1     x e3m2     scale none  K=32  n_fma=32 fused    -> binary32\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("b200        fp16       -         binary16 x binary16 scale none  K=16  n_fma=16 fused    -> binary32 (binary16 too"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("mi300x"), std::string::npos);
+}
+
 TEST(Cli, ValidateConfirmedSetAndLastLine) {
   CliRun r = run("validate --arch a100 --type fp16 --a " + hw("A100/fp16/a_A100_fp16.txt") + " --b " +
               hw("A100/fp16/b_A100_fp16.txt") + " --c " + hw("A100/fp16/c_A100_fp32.txt") +
