@@ -17,12 +17,6 @@ namespace mcsc {
 using namespace mc;
 using sc_core::sc_signal;
 
-int clog2(int x) {
-  int r = 0;
-  while ((1 << r) < x) ++r;
-  return r;
-}
-
 // ------------------------------------------------------------------------------ building
 // Modules and signals are created with new and never deleted: they belong to the SystemC
 // hierarchy, which lives as long as the process (one elaboration per process).

@@ -8,6 +8,13 @@ namespace mc {
 using u128 = unsigned __int128;
 using i128 = __int128;
 
+/// ceil(log2(x)) for x >= 1: the bits that count x values (carries of a sum of x terms).
+inline int clog2(int x) {
+  int r = 0;
+  while ((1 << r) < x) ++r;
+  return r;
+}
+
 /// Index of the most significant set bit of x (0-based), or -1 for x == 0.
 inline int msb_index(u128 x) {
   if (x == 0) return -1;

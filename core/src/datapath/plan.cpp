@@ -68,20 +68,12 @@ std::vector<PlannedStage> plan(const Datapath& dp) {
   return p;
 }
 
-namespace {
-int clog2i(int x) {
-  int r = 0;
-  while ((1 << r) < x) ++r;
-  return r;
-}
-}  // namespace
-
 int product_probe_width(const Datapath& dp) {
   return std::max(dp.a_fmt.mbits + dp.b_fmt.mbits + 2, dp.out_fmt.mbits + 1);
 }
 
 int fixed_probe_width(const Datapath& dp, int frac_max) {
-  return std::min(frac_max + 5 + clog2i(dp.n_fma + 1), 128);
+  return std::min(frac_max + 5 + clog2(dp.n_fma + 1), 128);
 }
 
 std::vector<SignalField> signal_table(const Datapath& dp) {

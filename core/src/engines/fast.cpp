@@ -369,12 +369,6 @@ uint64_t reference_dot(const Impl& I, const uint64_t* a, const uint64_t* b, int 
   return dot(I.dp, a, b, K, c);
 }
 
-int clog2(int x) {
-  int r = 0;
-  while ((1 << r) < x) ++r;
-  return r;
-}
-
 /// The scalar kernels' strategy table (docs/architecture.md): the first row whose predicate holds
 /// runs the datapath sample by sample (narrow_prod: products of at most 62 bits, else
 /// wide_prod); no row: the reference interpreter (mc::dot). The lane kernels are chosen after

@@ -29,12 +29,6 @@ namespace mc {
 
 namespace {
 
-int clog2(int x) {
-  int r = 0;
-  while ((1 << r) < x) ++r;
-  return r;
-}
-
 std::string ident(const std::string& s) {
   std::string r;
   for (char ch : s) r += (std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_');
@@ -689,18 +683,15 @@ class Gen {
       // the registers hold ACCF fraction bits; the C++ records c_align's: max(sum, c_frac) when c
       // is shifted (branch), max(sum_frac, c's) when the sum is, acc_frac once normalised
       const int f1 = std::max(d.FS, dp_.c_frac), f2 = std::max(dp_.sum_frac, dp_.out_fmt.mbits);
-      // the register at fa fraction bits when cond holds, else at fb, or (cond2 given) at fb
-      // when cond2 holds and at fc otherwise
-      auto at = [&](const std::string& r, const std::string& cond, int fa, const std::string& cond2, int fb, int fc) {
-        auto sel = [&](auto f) {
-          const std::string rest = cond2.empty() ? f(fb) : "(" + cond2 + " ? " + f(fb) + " : " + f(fc) + ")";
-          return "(" + cond + " ? " + f(fa) + " : " + rest + ")";
-        };
-        return Fx{sel([&](int f) { return "($signed(" + r + "_s_acc) >>> " + std::to_string(d.ACCF - f) + ")"; }),
-                  r + "_exp", -1, sel([](int f) { return "32'(" + std::to_string(f) + ")"; })};
+      // r's register seen at the fraction bits `frame` selects (frame(f): a select over f(bits))
+      auto view = [&](const std::string& r, auto frame) {
+        return Fx{frame([&](int f) { return "($signed(" + r + "_s_acc) >>> " + std::to_string(d.ACCF - f) + ")"; }),
+                  r + "_exp", -1, frame([](int f) { return "32'(" + std::to_string(f) + ")"; })};
       };
-      if (pre == "cadd") return at("cadd", "cadd_branch", f1, "", f2, f2);
-      return at("normaliser", "normaliser_active", dp_.acc_frac, "normaliser_branch", f1, f2);
+      if (pre == "cadd") return view("cadd", [&](auto f) { return "(cadd_branch ? " + f(f1) + " : " + f(f2) + ")"; });
+      return view("normaliser", [&](auto f) {
+        return "(normaliser_active ? " + f(dp_.acc_frac) + " : (normaliser_branch ? " + f(f1) + " : " + f(f2) + "))";
+      });
     };
     if (pre == "adder" && sig.rfind("pair", 0) == 0) {
       const int level = num(sig, 4);

@@ -138,7 +138,4 @@ class DatapathTop : public sc_core::sc_module {
   std::vector<SignalInfo> catalog_;
 };
 
-/// Ceil(log2(x)) for x >= 1.
-int clog2(int x);
-
 }  // namespace mcsc
