@@ -79,14 +79,18 @@ struct ListCmd {
       }
     }
     if (what == "presets") {
-      // every preset with its element formats, scales, K and adder (block-scaled presets: issue 27)
-      std::printf("presets (arch, type, variant: a x b elements, scale per block, K, products per group, adder, output):\n");
+      // every preset with its element formats, scales, K and adder
+      std::printf("presets (arch, type, variant: a x b elements, scale format/block [G: products per scaled group],\n"
+                  "         K, products per group, adder, output):\n");
       for (const std::string& ar : archs)
         for (const Datapath& d : all_presets()) {
           if (d.arch != ar) continue;
-          std::printf("  %-11s %-10s %-9s %-8s x %-8s scale none  K=%-3d n_fma=%-2d %-8s -> %s%s\n", d.arch.c_str(),
+          const std::string sc = !d.scaled() ? "none"
+                                 : d.scale_fmt.name + "/" + std::to_string(d.scale_block) +
+                                       (d.group_size ? " G=" + std::to_string(d.group_size) : "");
+          std::printf("  %-11s %-10s %-9s %-8s x %-8s scale %-13s K=%-3d n_fma=%-2d %-8s -> %s%s\n", d.arch.c_str(),
                       d.type.c_str(), d.variant.empty() ? "-" : d.variant.c_str(), d.a_fmt.name.c_str(),
-                      d.b_fmt.name.c_str(), d.k_default, d.n_fma, get_field(d, "adder").c_str(), d.out_fmt.name.c_str(),
+                      d.b_fmt.name.c_str(), sc.c_str(), d.k_default, d.n_fma, get_field(d, "adder").c_str(), d.out_fmt.name.c_str(),
                       d.half_out ? " (binary16 too: --out fp16)" : "");
         }
     }
@@ -107,7 +111,7 @@ struct ListCmd {
 struct DotCmd {
   DatapathArgs dpa;
   std::vector<std::string> dps;  // --dp: a second (or first and second) datapath to compare
-  std::string a, b, c = "0", svg;
+  std::string a, b, c = "0", svg, sa, sb;
   bool trace = false;
 
   /// The datapaths: --arch/--type/--datapath, then each --dp; --arch A,B with one --type names two.
@@ -149,8 +153,14 @@ struct DotCmd {
       const TextOperands op = parse_text_operands(dp, a, b, c);
       if (i == 0)
         for (const std::string& n : op.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
-      ds.push_back(dot(dp, op.a.data(), op.b.data(), static_cast<int>(op.a.size()), op.c,
-                       trace || dv.size() == 2 || !svg.empty() ? &traces[i] : nullptr));
+      const int K = static_cast<int>(op.a.size());
+      if (!dp.scaled() && (!sa.empty() || !sb.empty()))
+        throw UsageError("--sa/--sb: datapath " + dp.name() + " has no block scales");
+      // block scales: unit scales where --sa / --sb are not given
+      const std::vector<uint64_t> xa = dp.scaled() && !sa.empty() ? parse_scale_list(dp, sa, K, "--sa") : std::vector<uint64_t>{};
+      const std::vector<uint64_t> xb = dp.scaled() && !sb.empty() ? parse_scale_list(dp, sb, K, "--sb") : std::vector<uint64_t>{};
+      const ScaleRefs sr{xa.empty() ? nullptr : xa.data(), xb.empty() ? nullptr : xb.data()};
+      ds.push_back(dot(dp, op.a.data(), op.b.data(), K, op.c, sr, trace || dv.size() == 2 || !svg.empty() ? &traces[i] : nullptr));
       if (dv.size() == 1 && trace)
         std::printf("preset %s: n_fma=%d, %zu products\npipeline: %s\n", dp.name().c_str(), dp.n_fma, op.a.size(),
                     plan_diagram(dp).c_str());
@@ -667,6 +677,7 @@ int matcore_main(int argc, char** argv) {
   c = p.command("dot", "one dot product d = a.b + c through a preset, optionally with every stage",
                 "  matcore dot --arch mi300x --type fp16 --a 2^-12,2^-12 --b 2^-12,2^-12 --c 1 --trace\n"
                 "  matcore dot --arch a100,h100 --type fp16 --a 1,2^-24 --b 1,1   (two datapaths side by side)\n"
+                "  matcore dot --arch b200 --type nvfp4 --a 6,0.5 --b 4,1 --sa 2^-3 --sb 1.5 --trace   (block scales)\n"
                 "  (values: hex bit patterns of the input format, 0x3c00, or exact values: 1.5, 2^-24+2^-25, -inf;\n"
                 "   c: a pattern of the accumulator format, 0x3c00 with --out fp16, or an exact value)",
                 [&] { return dotc.run(); });
@@ -676,6 +687,8 @@ int matcore_main(int argc, char** argv) {
   Program::text(c, "--a", dotc.a, "a values V,V,... (K of them)")->required();
   Program::text(c, "--b", dotc.b, "b values V,V,... (as many as a)")->required();
   c->add_option("--c", dotc.c, "c (default 0); use --c=-inf for values that start with '-' and a letter");
+  Program::text(c, "--sa", dotc.sa, "block scales of a (block-scaled types: one per scale_block elements, e.g. 0x7f,2^-3; default 1)");
+  Program::text(c, "--sb", dotc.sb, "block scales of b (as --sa)");
   c->add_flag("--trace", dotc.trace, "print the value at every stage");
   Program::text(c, "--svg", dotc.svg, "draw the dot product's bits at every stage (SVG; two datapaths: one above the other)");
 

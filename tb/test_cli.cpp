@@ -71,12 +71,20 @@ TEST(Cli, ListShowsArchitecturesTypesInstructions) {
 TEST(Cli, ListPresetsShowsFormatsAndK) {
   CliRun r = run("list presets --arch b200");
   EXPECT_EQ(r.status, 0);
-  EXPECT_NE(r.out.find("b200        e2m1,e3m2  tcgen05   e2m1     x e3m2     scale none  K=32  n_fma=32 fused    -> binary32\n"),
+  EXPECT_NE(r.out.find("b200        e2m1,e3m2  tcgen05   e2m1     x e3m2     scale none          K=32  n_fma=32 fused    -> binary32\n"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("b200        fp16       -         binary16 x binary16 scale none  K=16  n_fma=16 fused    -> binary32 (binary16 too"),
+  EXPECT_NE(r.out.find("b200        fp16       -         binary16 x binary16 scale none          K=16  n_fma=16 fused    -> binary32 (binary16 too"),
             std::string::npos)
       << r.out;
+  // the block-scaled types (issue 27): scale format and block, G for the group-scaled sums
+  EXPECT_NE(r.out.find("b200        mxf8f6f4.e4m3.e2m1 tcgen05   e4m3     x e2m1     scale e8m0/32       K=32  n_fma=32 fused    -> binary32\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("b200        nvfp4      tcgen05   e2m1     x e2m1     scale ue4m3/16 G=16 K=64  n_fma=64 fused    -> binary32\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("b200        mxf4       tcgen05   e2m1     x e2m1     scale e8m0/32 G=16  K=64"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("mi300x"), std::string::npos);
 }
 

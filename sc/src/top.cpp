@@ -23,6 +23,9 @@ using sc_core::sc_signal;
 DatapathTop::DatapathTop(sc_core::sc_module_name nm, const Datapath& dp, const TopOptions& opt)
     : sc_core::sc_module(nm), dp_(dp), opt_(opt) {
   validate_datapath(dp_);
+  if (dp_.scaled())  // issue 27: the scaler and grouper stages exist in the C++ stages only
+    throw std::invalid_argument("SystemC: datapath " + dp_.name() +
+                                " is block-scaled; its scaler/grouper stages are modelled in C++ only (matcore dot, --engine fast)");
   build();
   SC_THREAD(clockgen);
   if (opt_.vcd || opt_.catalog) make_probes(opt_.vcd);
@@ -108,6 +111,8 @@ void DatapathTop::build() {
         break;
       case StageKind::CFinal: res = add<CFinal, ResultBus, ResultBus>(st.name, st.kind, res); break;
       case StageKind::OutConv: res = add<OutConv, ResultBus, ResultBus>(st.name, st.kind, res); break;
+      case StageKind::Scaler:
+      case StageKind::GroupSum: break;  // refused in the constructor
     }
   }
   issue_->fin_ctl(*ctl_cur_);
@@ -405,6 +410,8 @@ void DatapathTop::make_probes(sc_core::sc_trace_file* tf) {
         datap = [d, &q] { q = sig<ResultBus>(d).read().d32; };
         break;
       }
+      case StageKind::Scaler:
+      case StageKind::GroupSum: break;  // refused in the constructor
     }
     if (!tf) continue;  // catalog only
     sc_signal<Ctl>* cs = v.ctl;
@@ -689,6 +696,8 @@ void DatapathTop::describe(std::ostream& os, const View& v, const Ctl& c) {
       os << ind << "d32 = 0x" << to_hex_bits(kBinary32, x.d32) << "\n";
       break;
     }
+    case StageKind::Scaler:
+    case StageKind::GroupSum: break;  // refused in the constructor
   }
 }
 

@@ -95,6 +95,14 @@ struct Datapath {
                                 ///< separate two-term addition rounded with c_final_round
   Rounding c_final_round = Rounding::RNE;
 
+  // --- block scales (OCP MX, NVFP4; docs/blockscaled.md) -----------------------------------
+  Format scale_fmt = kE8M0;     ///< format of the block scales (e8m0, ue4m3), when scale_block > 0
+  int scale_block = 0;          ///< elements of a (and of b) per scale; 0: no scales
+  int group_size = 0;           ///< G > 0 (GST-FDPA): products summed exactly in groups of G, each
+                                ///< group sum multiplied by its scales and aligned at the scale
+                                ///< exponents only; 0 (ST-FDPA): each product scaled, then aligned
+  bool scaled() const { return scale_block > 0; }
+
   // --- instruction level --------------------------------------------------------------------
   int k_default = 16;           ///< largest k of this type's instructions
   std::string variant;          ///< NVIDIA instruction class: "mma.sync", "wgmma", "tcgen05"

@@ -19,6 +19,16 @@
 //           Rounding into it saturates at the largest finite (OCP MX's saturating conversion);
 //           it is an operand format only (out_fmt is binary16/32/64).
 //
+//   Pow2 : no sign, no mantissa, no zero: every pattern is 2^(E - bias); all ones is NaN.
+//          (OCP MX E8M0, the block scale: 0x7f = 1, 0x00 = 2^-127, 0xff = NaN)
+// Scale formats (e8m0, ue4m3) have no sign bit or ignore it: `sign` says which. UE4M3 (NVFP4's
+// block scale) is E4M3 with its sign bit ignored (read as +): 0x7f and 0xff are NaN, 0x00 and
+// 0x80 zero. They scale products or group sums (Datapath::scale_fmt), never a, b, c or d.
+//
+//   e8m0:  +----------+        ue4m3:  +---+----+-----+
+//          | E (8)    |                | x | E4 | M3  |   x ignored; bias 7, subnormals
+//          +----------+                +---+----+-----+
+//
 //   e2m1 (FP4): +-{0, 0.5, 1, 1.5, 2, 3, 4, 6}     e3m2 (FP6): largest 28     e2m3 (FP6): 7.5
 //   +---+----+----+                                  +---+----+----+           +---+----+----+
 //   | s | E2 | M1 |  bias 1 (E = 0: subnormal 0.5)   | s | E3 | M2 | bias 3    | s | E2 | M3 | bias 1
@@ -32,7 +42,9 @@
 
 namespace mc {
 
-enum class Encoding : uint8_t { IEEE, FN, FNUZ, Finite };
+enum class Encoding : uint8_t { IEEE, FN, FNUZ, Finite, Pow2 };
+/// The sign bit: present, absent (e8m0), or present and ignored (ue4m3: read as +).
+enum class Sign : uint8_t { Bit, None, Ignored };
 enum class Class : uint8_t { Zero, Subnormal, Normal, Inf, NaN };
 enum class Rounding : uint8_t { RNE, RTZ, RD, RU, RNA };
 
@@ -47,9 +59,11 @@ struct Format {
   int mbits = 23;
   int bias = 127;
   Encoding enc = Encoding::IEEE;
-  bool subnormals = true;  ///< the encoding has subnormals (all formats here do)
+  bool subnormals = true;  ///< the encoding has subnormals (all formats here but e8m0 do)
+  Sign sign = Sign::Bit;
 
-  int width() const { return 1 + ebits + mbits; }
+  int width() const { return (sign == Sign::None ? 0 : 1) + ebits + mbits; }
+  bool is_scale() const { return sign != Sign::Bit; }  ///< a block-scale format (e8m0, ue4m3)
   int emin() const { return 1 - bias; }          ///< exponent of the smallest normal
   int emax() const {                             ///< exponent of the largest finite
     const int top = (1 << ebits) - 1;
@@ -62,7 +76,7 @@ struct Format {
   bool has_inf() const { return enc == Encoding::IEEE; }
   bool has_nan() const { return enc != Encoding::Finite; }
   bool operator==(const Format& o) const {
-    return ebits == o.ebits && mbits == o.mbits && bias == o.bias && enc == o.enc;
+    return ebits == o.ebits && mbits == o.mbits && bias == o.bias && enc == o.enc && sign == o.sign;
   }
 };
 
@@ -82,10 +96,11 @@ struct Unpacked {
 /// e4m3 (OCP, alias e4m3fn), e5m2 (OCP), e4m3fnuz, e5m2fnuz.
 const Format& format_by_name(const std::string& name);  // throws std::invalid_argument
 const Format* find_format(const std::string& name);      // nullptr if unknown
-std::vector<std::string> format_names();
+std::vector<std::string> format_names();  ///< element and output formats (not the scales)
+std::vector<std::string> scale_format_names();  ///< e8m0 (alias ue8m0), ue4m3
 
 extern const Format kBinary64, kBinary32, kBinary16, kBfloat16, kTf32, kE4M3, kE5M2, kE4M3Fnuz,
-    kE5M2Fnuz, kE3M2, kE2M3, kE2M1;
+    kE5M2Fnuz, kE3M2, kE2M3, kE2M1, kE8M0, kUE4M3;
 
 /// Exact decode of a bit pattern (bits above width() must be zero). Inline: it runs for every
 /// operand of every product.
@@ -96,7 +111,7 @@ inline Unpacked decode(const Format& f, uint64_t bits) {
   const uint64_t top = (uint64_t{1} << f.ebits) - 1;
   const uint64_t E = (bits >> f.mbits) & top;
   const uint64_t M = bits & mmask;
-  u.sign = (bits >> (f.width() - 1)) & 1;
+  u.sign = f.sign == Sign::Bit && ((bits >> (f.width() - 1)) & 1);
   switch (f.enc) {
     case Encoding::IEEE:
       if (E == top) { u.cls = M ? Class::NaN : Class::Inf; return u; }
@@ -108,6 +123,12 @@ inline Unpacked decode(const Format& f, uint64_t bits) {
       if (u.sign && E == 0 && M == 0) { u.cls = Class::NaN; return u; }
       break;
     case Encoding::Finite: break;
+    case Encoding::Pow2:  // no zero, no subnormal: 2^(E - bias), all ones NaN
+      if (E == top) { u.cls = Class::NaN; return u; }
+      u.exp = static_cast<int>(E) - f.bias;
+      u.sig = 1;
+      u.cls = Class::Normal;
+      return u;
   }
   if (E == 0) {
     u.exp = f.emin();

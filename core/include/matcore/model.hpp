@@ -15,6 +15,19 @@ namespace mc {
 uint64_t dot(const Datapath& dp, const uint64_t* a, const uint64_t* b, int K, uint64_t c,
              Trace* trace = nullptr);
 
+/// The block scales of one sample (Datapath::scale_block > 0): ceil(K / scale_block) bit
+/// patterns of scale_fmt for a and for b; scale j covers k in [j*scale_block, (j+1)*scale_block).
+/// nullptr: unit scales (1.0: e8m0 0x7f, ue4m3 0x38).
+struct ScaleRefs {
+  const uint64_t* a = nullptr;
+  const uint64_t* b = nullptr;
+};
+/// dot() with block scales (an unscaled datapath ignores them).
+uint64_t dot(const Datapath& dp, const uint64_t* a, const uint64_t* b, int K, uint64_t c,
+             const ScaleRefs& scales, Trace* trace = nullptr);
+/// The bits of 1.0 in a scale format.
+inline uint64_t unit_scale_bits(const Format& f) { return static_cast<uint64_t>(f.bias) << f.mbits; }
+
 /// One group (at most n_fma products) with c already in out_fmt.
 uint64_t dot_group(const Datapath& dp, const uint64_t* a, const uint64_t* b, int n, uint64_t c,
                    Trace* trace = nullptr);

@@ -11,6 +11,7 @@
 //   pairwise (CDNA2):       issue -> multiplier -> adder_l0 -> ... -> adder_l<log2 n_fma - 1> -> cadd
 //                           -> rounder [-> outconv]
 //   exact (CDNA1, SFMA):    issue -> multiplier -> adder -> rounder [-> outconv]
+//   block-scaled (MX, NVFP4): issue -> multiplier -> scaler | grouper -> aligner -> adder -> rounder
 #pragma once
 #include <cstdint>
 #include <string>
@@ -33,8 +34,11 @@ enum class StageKind : uint8_t {
   PairCAdd,    ///< the pairwise tree's final fl(c + tree)
   Rounder,     ///< rounding to out_fmt (rounder.d)
   CFinal,      ///< d = fl(acc + c) after the groups (c_final_add)
-  OutConv      ///< binary16 results widened to the stored binary32 (outconv.d32)
+  OutConv,     ///< binary16 results widened to the stored binary32 (outconv.d32)
+  Scaler,      ///< ST-FDPA: each product times its block's scales (scaler.e_s<j>)
+  GroupSum     ///< GST-FDPA: groups of G products summed exactly and scaled (grouper.s<g>)
 };
+constexpr int kStageKinds = static_cast<int>(StageKind::GroupSum) + 1;
 
 const char* to_string(StageKind k);
 
@@ -45,7 +49,7 @@ struct StageStep {
   int level = 0;  ///< PairLevel: the tree level
 };
 struct StageList {
-  StageStep step[16];  ///< at most 2 + 6 tree levels + 4 (n_fma <= 64)
+  StageStep step[16];  ///< at most 2 + 6 tree levels + 4 (n_fma <= 64), or 3 + 6 (scaled)
   int n = 0;
   void push(StageKind k, int level = 0) { step[n++] = StageStep{k, level}; }
 };
@@ -53,6 +57,10 @@ struct StageList {
 /// The ordered stages of a datapath: the one description of its composition (plan() names it,
 /// mc::dot interprets it, the SystemC top, the RTL generator and the layouts are built from it).
 StageList stage_list(const Datapath& dp);
+
+/// The index in l of the stage whose control register is the specials detector: the first stage
+/// after the multiplier and the scale stages (NaN scales are specials too).
+int specials_index(const StageList& l);
 
 /// The name a stage's signals carry at every level: "aligner", "adder_l1", ...
 std::string stage_name(const StageStep& s);
@@ -89,6 +97,9 @@ std::vector<SignalField> signal_table(const Datapath& dp);
 const SignalField* find_signal(const std::vector<SignalField>& table, const std::string& name);
 /// Width of the product significand probes (multiplier.p<i>): the exact product or c.
 int product_probe_width(const Datapath& dp);
+/// Width of the group-sum probes (grouper.s<g>): the exact sum of G products times the scales'
+/// significands.
+int group_probe_width(const Datapath& dp);
 /// Width of the fixed-point probes whose fraction bits are at most frac_max.
 int fixed_probe_width(const Datapath& dp, int frac_max);
 

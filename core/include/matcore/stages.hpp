@@ -63,6 +63,46 @@ inline Product multiply(const Unpacked& a, const Unpacked& b, const MulCfg& cfg)
 inline Product addend(const Unpacked& c);
 
 // ---------------------------------------------------------------------------------------------
+// Stage 2b: block scales (OCP MX E8M0, NVFP4 UE4M3; ../shared/spec/block-scaled.md).
+//
+//   alpha (a's scale), beta (b's scale), each decoded exactly (e8m0: 2^(E-127), sig 1;
+//   ue4m3: 1.mmm x 2^(E-7), subnormal 0.mmm x 2^-6):
+//        scale.sig = alpha.sig * beta.sig     scale.exp = e_alpha + e_beta    (exact)
+//   NaN if either is NaN (e8m0 0xff, ue4m3 0x7f/0xff); Zero if either is zero (ue4m3 0x00/0x80).
+struct Fixed;
+struct ScaleProduct {
+  Class cls = Class::Normal;  ///< Normal (finite nonzero), Zero or NaN
+  int exp = 0;                ///< e_alpha + e_beta: value = sig * 2^(exp - frac)
+  int frac = 0;               ///< fraction bits of sig (e8m0: 0, ue4m3: 6)
+  u128 sig = 1;
+};
+inline ScaleProduct scale_product(const Format& f, uint64_t alpha, uint64_t beta);
+
+/// ST-FDPA (kind::mxf8f6f4): the product scaled by its block's alpha * beta, exactly.
+//   Contract: p * alpha * beta as a product term: exponent e_a + e_b + e_alpha + e_beta, sig
+//   multiplied by the scales' significands (1 for e8m0). A NaN scale gives NaN (also for a zero
+//   product: 0 * NaN); Inf times a zero scale is the invalid NaN; a zero scale gives a zero.
+//
+//      multiplier.p:  ii.ffffff x 2^(ea+eb)   ->   scaler: ii.ffffff x 2^(ea+eb+e_alpha+e_beta)
+inline Product scale_term(const Product& p, const ScaleProduct& s);
+
+/// GST-FDPA (kind::mxf4, mxf4nvf4): one group of n products summed exactly and scaled.
+//   Contract: S = the exact sum of the n products (all finite); the group term is
+//   S * scale.sig at the ALIGNMENT exponent e_alpha + e_beta (not S's own magnitude):
+//
+//      p_0 .. p_(n-1)  --exact sum-->  S = sss.ssss (any magnitude, exact)
+//      grouper.s<g> = S * alpha * beta, term exponent = e_alpha + e_beta   (sig may exceed [1,4))
+//
+//   Every product zero, or a zero scale: a Zero term (it reads e_zero: Datapath::emin_lim).
+//   A group that cancels to S = 0 keeps its scale exponent (a Normal term with sig 0).
+//   NaN among the products or a NaN scale: NaN; Inf - Inf or Inf * zero scale: the invalid NaN;
+//   one infinity (or several of one sign): that Inf.
+Product group_term(const Product* p, int n, const ScaleProduct& s);
+/// The exact sum of n finite products as a fixed-point value (grouper.s<g>, before the scale):
+/// value = v * 2^(exp - frac) with exp = 0. Throws std::overflow_error beyond 120 bits.
+Fixed group_sum(const Product* p, int n);
+
+// ---------------------------------------------------------------------------------------------
 // Special values (resolved before the adders, as the hardware detects them at the inputs).
 enum class SpecialKind : uint8_t { None, NaNIn, Invalid, PosInf, NegInf };
 inline SpecialKind resolve_specials(const Product* terms, int n);
@@ -257,6 +297,39 @@ inline Product addend(const Unpacked& c) {
   p.frac = c.mbits;
   p.exp = c.exp;
   return p;
+}
+
+inline ScaleProduct scale_product(const Format& f, uint64_t alpha, uint64_t beta) {
+  const Unpacked x = decode(f, alpha), y = decode(f, beta);
+  ScaleProduct s;
+  if (x.cls == Class::NaN || y.cls == Class::NaN) { s.cls = Class::NaN; return s; }
+  if (x.is_zero() || y.is_zero()) { s.cls = Class::Zero; s.sig = 0; return s; }
+  s.sig = static_cast<u128>(x.sig) * y.sig;
+  s.frac = x.mbits + y.mbits;
+  s.exp = x.exp + y.exp;
+  return s;
+}
+
+inline Product scale_term(const Product& p, const ScaleProduct& s) {
+  Product r = p;
+  if (s.cls == Class::NaN) { r.cls = Class::NaN; r.invalid = false; r.overflow = false; return r; }
+  switch (p.cls) {
+    case Class::NaN: return r;
+    case Class::Inf:
+      if (s.cls == Class::Zero) { r.cls = Class::NaN; r.invalid = true; }
+      return r;
+    case Class::Zero: return r;
+    default: break;
+  }
+  if (s.cls == Class::Zero) {
+    r.cls = Class::Zero;
+    r.sig = 0;
+    return r;
+  }
+  r.sig = p.sig * s.sig;
+  r.frac = p.frac + s.frac;
+  r.exp = p.exp + s.exp;
+  return r;
 }
 
 inline SpecialKind resolve_specials(const Product* t, int n) {

@@ -111,6 +111,27 @@ struct TextOperands {
 TextOperands parse_text_operands(const Datapath& dp, const std::string& a, const std::string& b,
                                  const std::string& c);
 
+/// A block scale written on a command line or in a scale file: a hex pattern of the scale format
+/// (0x7f; ue4m3 ignores its sign bit), an exact value the format holds (e8m0: 2^-127 .. 2^127, a
+/// power of two; ue4m3: a non-negative E4M3 value) or nan. Anything else is an InputError.
+uint64_t parse_scale(const Format& f, const std::string& text);
+/// The scales of one sample: "V,V,..." with ceil(K / dp.scale_block) values (`what`: "--sa").
+std::vector<uint64_t> parse_scale_list(const Datapath& dp, const std::string& text, int K, const std::string& what);
+/// How many scales one sample of K elements has: ceil(K / dp.scale_block) (0 when unscaled).
+int scales_per_sample(const Datapath& dp, int K);
+
+/// A scale file (sa.txt, sb.txt; docs/vector-format.md): line i holds sample i's scales, each
+/// 2 hex digits of the scale format's pattern, separated by spaces; '#' lines are comments.
+/// Every line must hold `per_line` scales; errors name the file, the line and the field.
+struct ScaleFile {
+  std::vector<uint64_t> v;      ///< samples x per_line patterns
+  std::vector<uint64_t> lines;  ///< 1-based line of each sample
+  int per_line = 0;
+  size_t samples() const { return per_line ? v.size() / per_line : 0; }
+};
+ScaleFile read_scale_file(const std::string& path, int per_line, const Format& f);
+std::string scale_file_text(const std::vector<uint64_t>& v, int per_line, const std::string& header = "");
+
 /// The text of an a/b file (header, then one line of K hex values per sample) and of a c/d file
 /// (one value per line), for writers that commit several files together (commit_all).
 std::string ab_file_text(const AbFile& f, const std::string& header = "");

@@ -49,6 +49,7 @@ const char* section_title(const std::string& s) {
   if (s == "rounder") return "rounder";
   if (s == "specials") return "special values";
   if (s == "order") return "k order and the addend";
+  if (s == "scales") return "block scales (OCP MX, NVFP4; docs/blockscaled.md)";
   return "";
 }
 

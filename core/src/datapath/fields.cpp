@@ -266,6 +266,23 @@ std::vector<Field> build() {
   v.push_back(bits_field("nan_propagate", &Datapath::nan_propagate, "result bits when an input is NaN"));
   v.push_back(bool_field("nan_keep_sign", "specials", &Datapath::nan_keep_sign,
                          "NaN input: the result takes the sign of the first NaN (c, then the products; AMD)"));
+  // block scales
+  {
+    Field f = format_field("scale_fmt", &Datapath::scale_fmt, "format of the block scales: e8m0 (OCP MX) or ue4m3 (NVFP4)");
+    f.section = "scales";
+    f.choices = scale_format_names();
+    f.near = [](const Datapath& d, int) {
+      return d.scaled() ? std::vector<std::string>{d.scale_fmt == kE8M0 ? "ue4m3" : "e8m0"} : std::vector<std::string>{};
+    };
+    v.push_back(f);
+  }
+  v.push_back(limit_field("scale_block", "scales", &Datapath::scale_block, 1, 4096, "none", 0,
+                          [](const Datapath&) { return 32; },
+                          "elements of a and of b that share one scale (MX: 32, NVFP4: 16); none: no scales"));
+  v.push_back(limit_field("group_size", "scales", &Datapath::group_size, 1, 64, "none", 0,
+                          [](const Datapath& d) { return d.scale_block > 0 && d.scale_block < 16 ? d.scale_block : 16; },
+                          "G: products summed exactly in groups of G, each group sum scaled and aligned at its scale "
+                          "exponents only (GST-FDPA, mxf4/nvfp4: 16); none: each product scaled (ST-FDPA)"));
   // k order and the addend
   v.push_back(bool_field("pair_interleave", "order", &Datapath::pair_interleave,
                          "products k mod 4 in {0,1} form the first groups, {2,3} the later (fp8 mma.sync as two HMMAs)"));
@@ -339,7 +356,7 @@ void set_field(Datapath& dp, const std::string& name, const std::string& value) 
     case FieldKind::Limit: ok = l == f->none_word || (parse_ll(value, n) && n >= f->lo && n <= f->hi); break;
     case FieldKind::Bool: ok = l == "true" || l == "false"; break;
     case FieldKind::Choice: ok = std::find(f->choices.begin(), f->choices.end(), l) != f->choices.end(); break;
-    case FieldKind::Format: ok = find_format(l) != nullptr; break;
+    case FieldKind::Format: ok = std::find(f->choices.begin(), f->choices.end(), l) != f->choices.end(); break;
     case FieldKind::Bits:
       ok = value.size() > 2 && value.size() <= 18 && value[0] == '0' && (value[1] == 'x' || value[1] == 'X') &&
            value.find_first_not_of("0123456789abcdefABCDEF", 2) == std::string::npos;

@@ -19,6 +19,8 @@ const char* to_string(StageKind k) {
     case StageKind::Rounder: return "rounder";
     case StageKind::CFinal: return "cfinal";
     case StageKind::OutConv: return "outconv";
+    case StageKind::Scaler: return "scaler";
+    case StageKind::GroupSum: return "grouper";
   }
   return "?";
 }
@@ -27,6 +29,7 @@ StageList stage_list(const Datapath& dp) {
   StageList p;
   p.push(StageKind::Issue);
   p.push(StageKind::Multiplier);
+  if (dp.scaled()) p.push(dp.group_size > 0 ? StageKind::GroupSum : StageKind::Scaler);
   switch (dp.adder) {
     case AdderKind::Exact:
       p.push(StageKind::Exact);
@@ -50,6 +53,14 @@ StageList stage_list(const Datapath& dp) {
   if (dp.c_final_add) p.push(StageKind::CFinal);
   if (!(dp.out_fmt == kBinary32) && !(dp.out_fmt == kBinary64)) p.push(StageKind::OutConv);
   return p;
+}
+
+int specials_index(const StageList& l) {
+  int i = 0;
+  while (i < l.n && (l.step[i].kind == StageKind::Issue || l.step[i].kind == StageKind::Multiplier ||
+                     l.step[i].kind == StageKind::Scaler || l.step[i].kind == StageKind::GroupSum))
+    ++i;
+  return i;
 }
 
 std::string stage_name(const StageStep& s) {
@@ -76,6 +87,12 @@ int fixed_probe_width(const Datapath& dp, int frac_max) {
   return std::min(frac_max + 5 + clog2(dp.n_fma + 1), 128);
 }
 
+int group_probe_width(const Datapath& dp) {
+  auto span = [](const Format& f) { return f.emax() - f.emin() + f.mbits + 2; };
+  const int scale_sig = 2 * (dp.scale_fmt.mbits + 1);
+  return std::min(span(dp.a_fmt) + span(dp.b_fmt) + clog2(std::max(dp.group_size, 1) + 1) + scale_sig + 1, 128);
+}
+
 std::vector<SignalField> signal_table(const Datapath& dp) {
   std::vector<SignalField> t;
   std::string group;
@@ -91,13 +108,15 @@ std::vector<SignalField> signal_table(const Datapath& dp) {
   };
   const int fmax = std::max({dp.frac_bits, dp.partial_frac, dp.c_frac, dp.sum_frac, dp.acc_frac, dp.out_fmt.mbits});
   const std::vector<PlannedStage> stages = plan(dp);
+  const size_t spec = static_cast<size_t>(specials_index(stage_list(dp)));
+  const int sw = dp.scale_fmt.width(), blocks = dp.scaled() ? std::max(1, n / dp.scale_block) : 0;
   for (size_t vi = 0; vi < stages.size(); ++vi) {
     const PlannedStage& st = stages[vi];
     group = st.name;
     B(st.name + ".valid");
     U(st.name + ".tag", 32);
     U(st.name + ".grp", 8);
-    if (vi == 2) {  // the specials detector: the control register of the stage after the multiplier
+    if (vi == spec) {  // the specials detector: the control register of the stage after the multiplier
       group = "specials";
       U("specials.kind", 3);
       add("specials.d", ow, 'h');
@@ -171,6 +190,23 @@ std::vector<SignalField> signal_table(const Datapath& dp) {
       case StageKind::Rounder: add("rounder.d", ow, 'h'); break;
       case StageKind::CFinal: add("cfinal.d", ow, 'h'); break;
       case StageKind::OutConv: add("outconv.d32", 32, 'h'); break;
+      case StageKind::Scaler:
+        for (int j = 0; j < blocks; ++j) {
+          add("scaler.sa" + std::to_string(j), sw, 'h');
+          add("scaler.sb" + std::to_string(j), sw, 'h');
+          I("scaler.e_s" + std::to_string(j));
+        }
+        break;
+      case StageKind::GroupSum:
+        for (int j = 0; j < n / std::max(1, dp.group_size); ++j) {
+          add("grouper.sa" + std::to_string(j), sw, 'h');
+          add("grouper.sb" + std::to_string(j), sw, 'h');
+          add("grouper.s" + std::to_string(j), group_probe_width(dp), 'b');
+          I("grouper.s" + std::to_string(j) + "_e");
+          I("grouper.s" + std::to_string(j) + "_f");
+          I("grouper.e" + std::to_string(j));
+        }
+        break;
     }
   }
   return t;

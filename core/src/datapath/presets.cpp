@@ -171,6 +171,35 @@ void add_fp8(std::vector<Datapath>& v, const Datapath& b, int L, int F, int k, i
     }
 }
 
+/// The block-scaled types of a Blackwell datapath (../shared/spec/block-scaled.md; published
+/// descriptions, no hardware data here):
+///   mxf8f6f4.<a>.<b>  ST-FDPA: E8M0 per 32, K = L = 32, F = 25, e_zero = -133 (b's emin_lim)
+///   mxf4, mxf4nvf4.e8m0, nvfp4  GST-FDPA: E2M1, G = 16, K = L = 64, F = 35, e_zero = -139,
+///                     E8M0 per 32 / E8M0 per 16 / UE4M3 per 16
+void add_blockscaled(std::vector<Datapath>& v, const Datapath& b, const std::string& variant) {
+  const Format* fs[] = {&kE4M3, &kE5M2, &kE3M2, &kE2M3, &kE2M1};
+  for (const Format* fa : fs)
+    for (const Format* fb : fs) {
+      Datapath d = nv(b, "mxf8f6f4." + fa->name + "." + fb->name, *fa, *fb, 32, 25, 32);
+      d.half_out = false;  // block_scale: f32 accumulators only
+      d.variant = variant;
+      d.scale_fmt = kE8M0;
+      d.scale_block = 32;
+      v.push_back(d);
+    }
+  struct G { const char* type; const Format* scale; int block; };
+  for (const G& g : {G{"mxf4", &kE8M0, 32}, G{"mxf4nvf4.e8m0", &kE8M0, 16}, G{"nvfp4", &kUE4M3, 16}}) {
+    Datapath d = nv(b, g.type, kE2M1, kE2M1, 64, 35, 64);
+    d.half_out = false;
+    d.variant = variant;
+    d.emin_lim = -139;
+    d.scale_fmt = *g.scale;
+    d.scale_block = g.block;
+    d.group_size = 16;
+    v.push_back(d);
+  }
+}
+
 // fp8 mma.sync on sm_90 / sm_100: run as two fp16-style HMMAs of 16 products each (k mod 4 in
 // {0,1}, then {2,3}), the first starting from +0 and each rounded like that output's HMMA
 // (binary32: RTZ; binary16: RNE); the user's c (binary16 output: first rounded to binary16) is
@@ -227,6 +256,7 @@ std::vector<Datapath> build() {
     // tcgen05 kind::f8f6f4 (T-FDPA, L = 32, F = 25): published description (MMA-Sim), no data
     // here; fp6/fp4 elements as in ../shared/spec/block-scaled.md (docs/decisions.md)
     add_fp8(v, b, 32, 25, 32, -1, "tcgen05", true);
+    add_blockscaled(v, b, "tcgen05");  // kind::mxf8f6f4, mxf4, mxf4nvf4 .block_scale
   }
   {  // Blackwell workstation (sm_120): no hardware data here; published description.
     Datapath b = nv_base("rtxpro6000", "blackwell", -133);
@@ -235,6 +265,7 @@ std::vector<Datapath> build() {
     v.push_back(nv(b, "bf16", kBfloat16, kBfloat16, 16, 25, 16));
     // mma.sync kind::f8f6f4 (m16n8k32): published description, no data here
     add_fp8(v, b, 32, 25, 32, -1, "mma.sync", true);
+    add_blockscaled(v, b, "mma.sync");  // mma.sync ... block_scale (sm_120a)
   }
   for (const Datapath& d : v) validate_datapath(d);
   return v;

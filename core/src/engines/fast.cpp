@@ -387,6 +387,8 @@ bool fused_fits_i64(const Impl& I) {
   return w + clog2(dp.n_fma + 2) + 4 <= 62;
 }
 const ScalarStrategy kScalarStrategies[] = {
+    // block-scaled datapaths (scaler, grouper stages): the reference stages for now (issue 27)
+    {Kernel::Reference, [](const Impl& I) { return I.dp.scaled(); }, nullptr, nullptr},
     {Kernel::FusedI64, [](const Impl& I) { return I.dp.adder == AdderKind::Fused && fused_fits_i64(I); },
      &dot_with<fused_group<uint64_t, int64_t>>, &dot_with<fused_group<u128, int64_t>>},
     {Kernel::FusedI128, [](const Impl& I) { return I.dp.adder == AdderKind::Fused; },

@@ -2,6 +2,7 @@
 
 #include "matcore/plan.hpp"
 
+#include <algorithm>
 #include <array>
 #include <stdexcept>
 #include <string>
@@ -25,6 +26,9 @@ std::string hexu(uint64_t v) { return "0x" + to_hex(v); }
 struct Group {
   const uint64_t* a;
   const uint64_t* b;
+  const uint64_t* sa = nullptr;  ///< block scales of a and b (scale j covers k in
+  const uint64_t* sb = nullptr;  ///< [j*scale_block, (j+1)*scale_block)); nullptr: unit scales
+  int k0 = 0;                  ///< k of this group's first product
   int n;                       ///< products in this group (<= n_fma)
   uint64_t c;                  ///< c in out_fmt (the previous group's d)
   Product t[kMaxGroup + 1];    ///< multiplier: the products, then c in t[n] (early c: c's term)
@@ -70,6 +74,57 @@ void multiplier(const Datapath& dp, const StageStep&, Group& g, Trace* tr) {
   g.t[g.n] = addend(decode_operand(dp.out_fmt, g.c, dp.sub_in));
   if (tr) tr->add("multiplier.c", describe(dp.out_fmt, g.c));
   g.zero_sign = zero_sum_sign(dp, g.t, g.n + 1);
+}
+
+/// The scale pair of block j (unit scales where none were given).
+ScaleProduct block_scale(const Datapath& dp, const Group& g, int j, Trace* tr, const char* stage, int local) {
+  const uint64_t one = unit_scale_bits(dp.scale_fmt);
+  const uint64_t x = g.sa ? g.sa[j] : one, y = g.sb ? g.sb[j] : one;
+  if (tr) {
+    const std::string l = std::to_string(local);
+    tr->add(std::string(stage) + ".sa" + l, describe(dp.scale_fmt, x));
+    tr->add(std::string(stage) + ".sb" + l, describe(dp.scale_fmt, y));
+  }
+  return scale_product(dp.scale_fmt, x, y);
+}
+
+std::string render_scale(const ScaleProduct& s) {
+  if (s.cls == Class::NaN) return "nan";
+  if (s.cls == Class::Zero) return "0";
+  return "0x" + to_hex(s.sig) + "*2^" + std::to_string(s.exp - s.frac);
+}
+
+/// ST-FDPA: every product times its block's alpha * beta (exact; the exponents add).
+void scaler(const Datapath& dp, const StageStep&, Group& g, Trace* tr) {
+  const int blk = dp.scale_block;
+  for (int i = 0, local = 0; i < g.n; ++local) {
+    const int j = (g.k0 + i) / blk, end = std::min(g.n, (j + 1) * blk - g.k0);
+    const ScaleProduct s = block_scale(dp, g, j, tr, "scaler", local);
+    if (tr) tr->add("scaler.e_s" + std::to_string(local), s.cls == Class::Normal ? std::to_string(s.exp) + " (scale " + render_scale(s) + ")" : render_scale(s));
+    for (; i < end; ++i) g.t[i] = scale_term(g.t[i], s);
+  }
+}
+
+/// GST-FDPA: groups of G products summed exactly, each sum times its alpha * beta, aligned at
+/// e_alpha + e_beta; the groups and c are the aligner's terms (c moves to t[groups]).
+void grouper(const Datapath& dp, const StageStep&, Group& g, Trace* tr) {
+  const int G = dp.group_size, blk = dp.scale_block;
+  int m = 0;
+  for (int i = 0; i < g.n; i += G, ++m) {
+    const int n = std::min(G, g.n - i);
+    const ScaleProduct s = block_scale(dp, g, (g.k0 + i) / blk, tr, "grouper", m);
+    const Product t = group_term(g.t + i, n, s);
+    if (tr) {
+      const std::string l = std::to_string(m);
+      bool finite = true;
+      for (int k = 0; k < n; ++k) finite &= g.t[i + k].cls == Class::Normal || g.t[i + k].cls == Class::Zero;
+      if (finite) tr->add("grouper.s" + l, render(group_sum(g.t + i, n)));
+      tr->add("grouper.e" + l, t.cls == Class::Normal ? std::to_string(t.exp) : t.cls == Class::Zero ? "e_zero" : to_string(t.cls));
+    }
+    g.t[m] = t;
+  }
+  g.t[m] = g.t[g.n];  // c
+  g.n = m;
 }
 
 /// The specials detector, the control register of the stage after the multiplier: NaN and
@@ -248,24 +303,27 @@ constexpr StageEntry kStages[] = {
     {StageKind::Normaliser, normaliser, false}, {StageKind::Exact, exact, false},
     {StageKind::PairLevel, pair_level, false},  {StageKind::PairCAdd, pair_cadd, false},
     {StageKind::Rounder, rounder, true},     {StageKind::CFinal, nullptr, false},
-    {StageKind::OutConv, nullptr, false},
+    {StageKind::OutConv, nullptr, false},    {StageKind::Scaler, scaler, false},
+    {StageKind::GroupSum, grouper, false},
 };
-static_assert(sizeof kStages / sizeof kStages[0] == static_cast<size_t>(StageKind::OutConv) + 1, "one entry per kind");
+static_assert(sizeof kStages / sizeof kStages[0] == kStageKinds, "one entry per kind");
 
-/// The stage index at which the specials detector decides (the control register of the stage
-/// after the multiplier, as in the SystemC top and the RTL).
-constexpr int kSpecialsStage = 2;
-
-uint64_t run_group(const Datapath& dp, const StageList& l, const uint64_t* a, const uint64_t* b, int n, uint64_t c,
-                   Trace* tr) {
+uint64_t run_group(const Datapath& dp, const StageList& l, const uint64_t* a, const uint64_t* b, int k0, int n,
+                   uint64_t c, const ScaleRefs& sc, Trace* tr) {
   Group g;
-  g.a = a;
-  g.b = b;
+  g.a = a + k0;
+  g.b = b + k0;
+  g.sa = sc.a;
+  g.sb = sc.b;
+  g.k0 = k0;
   g.n = n;
   g.c = c;
+  // the specials detector: the control register of the stage after the multiplier (and the
+  // scale stages), as in the SystemC top and the RTL
+  const int spec = specials_index(l);
   for (int i = 0; i < l.n; ++i) {
     const StageEntry& e = kStages[static_cast<int>(l.step[i].kind)];
-    if (i == kSpecialsStage && !g.resolved) specials(dp, g, tr);
+    if (i == spec && !g.resolved) specials(dp, g, tr);
     if (!e.run || (g.resolved && !e.after_resolved)) continue;
     e.run(dp, l.step[i], g, tr);
   }
@@ -282,11 +340,16 @@ uint64_t c_from_binary32(const Datapath& dp, uint64_t c32) {
 uint64_t dot_group(const Datapath& dp, const uint64_t* a, const uint64_t* b, int n, uint64_t c,
                    Trace* tr) {
   if (n > kMaxGroup) throw std::invalid_argument("dot_group: group larger than 64 products");
-  return run_group(dp, stage_list(dp), a, b, n, c, tr);
+  return run_group(dp, stage_list(dp), a, b, 0, n, c, ScaleRefs{}, tr);
 }
 
 uint64_t dot(const Datapath& dp, const uint64_t* a, const uint64_t* b, int K, uint64_t c,
              Trace* tr) {
+  return dot(dp, a, b, K, c, ScaleRefs{}, tr);
+}
+
+uint64_t dot(const Datapath& dp, const uint64_t* a, const uint64_t* b, int K, uint64_t c,
+             const ScaleRefs& sc, Trace* tr) {
   const StageList l = stage_list(dp);
   // Optional reordering of k (pair interleave): k mod 4 in {0,1} first, then {2,3}.
   std::vector<uint64_t> ra, rb;
@@ -306,7 +369,7 @@ uint64_t dot(const Datapath& dp, const uint64_t* a, const uint64_t* b, int K, ui
   for (int k0 = 0; k0 < K || k0 == 0; k0 += g) {
     const int n = K - k0 < g ? K - k0 : g;
     if (tr && (K > g || dp.c_final_add)) tr->add("group", std::to_string(k0 / g));
-    acc = run_group(dp, l, a + k0, b + k0, n < 0 ? 0 : n, acc, tr);
+    acc = run_group(dp, l, a, b, k0, n < 0 ? 0 : n, acc, sc, tr);
     if (K == 0) break;
   }
   if (dp.c_final_add) {
@@ -315,6 +378,31 @@ uint64_t dot(const Datapath& dp, const uint64_t* a, const uint64_t* b, int K, ui
   }
   return acc;
 }
+
+namespace {
+/// The block-scale fields (docs/blockscaled.md): element formats, not scales, in a, b and out;
+/// a scale format in scale_fmt; groups that tile the adder's group and the scale blocks.
+template <class Bad>
+void validate_scales(const Datapath& d, Bad bad) {
+  if (d.a_fmt.is_scale()) bad("a_fmt", "must be an element format (" + d.a_fmt.name + " is a scale format)");
+  if (d.b_fmt.is_scale()) bad("b_fmt", "must be an element format (" + d.b_fmt.name + " is a scale format)");
+  if (!d.scaled()) {
+    if (d.group_size != 0) bad("group_size", "needs block scales (scale_block)");
+    return;
+  }
+  if (!d.scale_fmt.is_scale()) bad("scale_fmt", "must be a scale format: e8m0 or ue4m3 (got " + d.scale_fmt.name + ")");
+  if (d.scale_block < 1) bad("scale_block", "must be positive or \"none\"");
+  if (d.pair_interleave) bad("pair_interleave", "cannot reorder k of a block-scaled datapath");
+  if (d.group_size == 0) return;
+  if (d.adder != AdderKind::Fused || d.late_c || d.interleave != 1)
+    bad("group_size", "needs the fused adder with early c (late_c false, interleave 1)");
+  if (d.n_fma % d.group_size) bad("group_size", "must divide n_fma (" + std::to_string(d.n_fma) + ")");
+  if (d.scale_block % d.group_size) bad("group_size", "must divide scale_block (" + std::to_string(d.scale_block) + ")");
+  auto span = [](const Format& f) { return f.emax() - f.emin() + f.mbits + 2; };
+  if (span(d.a_fmt) + span(d.b_fmt) + 7 > 120)
+    bad("group_size", "needs element formats whose exact group sum fits 120 bits (" + d.a_fmt.name + " x " + d.b_fmt.name + " does not)");
+}
+}  // namespace
 
 void validate_datapath(const Datapath& d) {
   auto bad = [&](const std::string& field, const std::string& why) {
@@ -335,6 +423,7 @@ void validate_datapath(const Datapath& d) {
   if (d.out_prec < -1 || d.out_prec > d.out_fmt.mbits)
     bad("out_prec", "must be \"all\" or at most the " + std::to_string(d.out_fmt.mbits) +
                         " fraction bits of out_fmt " + d.out_fmt.name);
+  validate_scales(d, bad);
   const uint64_t wmask = d.out_fmt.width() >= 64 ? ~uint64_t{0} : (uint64_t{1} << d.out_fmt.width()) - 1;
   if (d.nan_invalid & ~wmask) bad("nan_invalid", "must fit the " + std::to_string(d.out_fmt.width()) + " bits of out_fmt " + d.out_fmt.name);
   if (d.nan_propagate & ~wmask)

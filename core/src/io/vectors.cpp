@@ -434,3 +434,98 @@ std::vector<std::string> split_commas(const std::string& s) {
 }
 
 }  // namespace mc
+
+// ---- block scales (sa.txt, sb.txt, --sa, --sb) ------------------------------------------------
+
+namespace mc {
+
+int scales_per_sample(const Datapath& dp, int K) {
+  return dp.scaled() ? (K + dp.scale_block - 1) / dp.scale_block : 0;
+}
+
+uint64_t parse_scale(const Format& f, const std::string& text) {
+  const uint64_t wmask = (uint64_t{1} << f.width()) - 1;
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+    uint64_t v = 0;
+    if (!parse_hex(text.substr(2), v) || (v & ~wmask))
+      throw InputError("'" + excerpt(text) + "' is not a " + std::to_string(f.width()) + "-bit hex pattern of " + f.name);
+    return v;
+  }
+  ExactValue ev;
+  try {
+    ev = parse_exact(text);
+  } catch (const std::exception& e) {
+    throw InputError("'" + excerpt(text) + "': " + e.what());
+  }
+  if (ev.nan) return f.qnan_bits(false);
+  if (ev.inf || ev.max || (ev.neg && !ev.num.is_zero()))
+    throw InputError("'" + excerpt(text) + "' is not a value of the scale format " + f.name + " (non-negative, finite)");
+  bool inexact = false;
+  const uint64_t v64 = ev.num.is_zero() ? 0 : exact_to_format(kBinary64, ev, Rounding::RNE, &inexact);
+  // every scale pattern's value is a binary64 value: find the one that equals it
+  for (uint64_t p = 0; !inexact && p <= wmask; ++p) {
+    if (decode(f, p).cls == Class::NaN) continue;
+    if (convert(f, p, kBinary64) == v64) return p;
+  }
+  throw InputError("'" + excerpt(text) + "' is not exactly a value of the scale format " + f.name +
+                   (f.enc == Encoding::Pow2 ? " (a power of two 2^-127 .. 2^127)" : ""));
+}
+
+std::vector<uint64_t> parse_scale_list(const Datapath& dp, const std::string& text, int K, const std::string& what) {
+  const int want = scales_per_sample(dp, K);
+  if (!dp.scaled()) throw InputError(what + ": datapath " + dp.name() + " has no block scales (scale_block = none)");
+  const std::vector<std::string> parts = split_commas(text);
+  if (static_cast<int>(parts.size()) != want)
+    throw InputError(what + ": " + std::to_string(parts.size()) + " scales given, " + dp.name() + " needs " +
+                     std::to_string(want) + " for K = " + std::to_string(K) + " (one per " +
+                     std::to_string(dp.scale_block) + " elements)");
+  std::vector<uint64_t> v;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    try {
+      v.push_back(parse_scale(dp.scale_fmt, parts[i]));
+    } catch (const InputError& e) {
+      throw InputError(what + " scale " + std::to_string(i + 1) + ": " + e.what());
+    }
+  }
+  return v;
+}
+
+ScaleFile read_scale_file(const std::string& path, int per_line, const Format& f) {
+  LineReader in(path);
+  ScaleFile s;
+  s.per_line = per_line;
+  std::string line;
+  while (in.next(line)) {
+    const size_t ln = in.line_number();
+    if (!line.empty() && line[0] == '#') continue;
+    if (line.empty()) fail(path, ln, "line", "empty line (one sample's scales per line expected)");
+    int k = 0;
+    std::istringstream words(line);
+    std::string tok;
+    while (words >> tok) {
+      ++k;
+      uint64_t v = 0;
+      if (tok.size() != 2 || !parse_hex(tok, v) || (v >> f.width()))
+        fail(path, ln, "scale " + std::to_string(k), "'" + excerpt(tok) + "' is not 2 hex digits of a " + f.name + " pattern");
+      if (k <= per_line) s.v.push_back(v);
+    }
+    if (k != per_line)
+      fail(path, ln, "scales", "line holds " + std::to_string(k) + " scales, expected " + std::to_string(per_line));
+    s.lines.push_back(ln);
+  }
+  if (s.v.empty()) throw InputError(path + ": no samples (empty file)");
+  return s;
+}
+
+std::string scale_file_text(const std::vector<uint64_t>& v, int per_line, const std::string& header) {
+  std::string text = header;
+  char buf[8];
+  for (size_t i = 0; i < v.size(); ++i) {
+    std::snprintf(buf, sizeof buf, "%02llx", static_cast<unsigned long long>(v[i]));
+    text += buf;
+    text += (i + 1) % per_line ? ' ' : '\n';
+  }
+  return text;
+}
+
+}  // namespace mc

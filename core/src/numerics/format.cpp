@@ -18,6 +18,8 @@ const Format kE5M2Fnuz{"e5m2fnuz", 5, 2, 16, Encoding::FNUZ, true};
 const Format kE3M2{"e3m2", 3, 2, 3, Encoding::Finite, true};
 const Format kE2M3{"e2m3", 2, 3, 1, Encoding::Finite, true};
 const Format kE2M1{"e2m1", 2, 1, 1, Encoding::Finite, true};
+const Format kE8M0{"e8m0", 8, 0, 127, Encoding::Pow2, false, Sign::None};
+const Format kUE4M3{"ue4m3", 4, 3, 7, Encoding::FN, true, Sign::Ignored};
 
 const char* to_string(Encoding e) {
   switch (e) {
@@ -25,6 +27,7 @@ const char* to_string(Encoding e) {
     case Encoding::FN: return "fn";
     case Encoding::FNUZ: return "fnuz";
     case Encoding::Finite: return "finite";
+    case Encoding::Pow2: return "pow2";
   }
   return "?";
 }
@@ -62,6 +65,7 @@ uint64_t Format::max_finite_bits() const {
     case Encoding::FN: return (top << mbits) | (mmask - 1);  // all-ones mantissa is NaN
     case Encoding::FNUZ:
     case Encoding::Finite: return (top << mbits) | mmask;
+    case Encoding::Pow2: return top - 1;
   }
   return 0;
 }
@@ -79,6 +83,7 @@ uint64_t Format::qnan_bits(bool neg) const {
     case Encoding::IEEE: return (neg ? s : 0) | (top << mbits) | (uint64_t{1} << (mbits - 1));
     case Encoding::FN: return (neg ? s : 0) | (top << mbits) | mmask;
     case Encoding::FNUZ: return s;
+    case Encoding::Pow2: return top;
     case Encoding::Finite: break;
   }
   throw std::logic_error("format " + name + " has no NaN");
@@ -94,10 +99,13 @@ const Named kNamed[] = {
     {"e5m2", &kE5M2},         {"e4m3fnuz", &kE4M3Fnuz}, {"e5m2fnuz", &kE5M2Fnuz},
     {"e3m2", &kE3M2},         {"e2m3", &kE2M3},         {"e2m1", &kE2M1},
 };
+const Named kScaleNamed[] = {{"e8m0", &kE8M0}, {"ue8m0", &kE8M0}, {"ue4m3", &kUE4M3}};
 }  // namespace
 
 const Format* find_format(const std::string& name) {
   for (const auto& n : kNamed)
+    if (name == n.name) return n.f;
+  for (const auto& n : kScaleNamed)
     if (name == n.name) return n.f;
   return nullptr;
 }
@@ -106,6 +114,7 @@ const Format& format_by_name(const std::string& name) {
   if (const Format* f = find_format(name)) return *f;
   std::string known;
   for (const auto& n : kNamed) known += std::string(known.empty() ? "" : ", ") + n.name;
+  for (const auto& n : kScaleNamed) known += std::string(", ") + n.name;
   throw std::invalid_argument("unknown format '" + name + "' (known: " + known + ")");
 }
 
@@ -114,6 +123,8 @@ std::vector<std::string> format_names() {
   for (const auto& n : kNamed) v.push_back(n.name);
   return v;
 }
+
+std::vector<std::string> scale_format_names() { return {"e8m0", "ue8m0", "ue4m3"}; }
 
 uint64_t zero_bits(const Format& f, bool neg) {
   if (f.enc == Encoding::FNUZ) return 0;

@@ -160,6 +160,45 @@ uint64_t exact_sum_round(const Product* t, int n, const Format& out, const Round
   return round_to_format(out, e, o);
 }
 
+Fixed group_sum(const Product* p, int n) {
+  int lsb = kNone;
+  for (int i = 0; i < n; ++i)
+    if (p[i].cls == Class::Normal && (lsb == kNone || p[i].exp - p[i].frac < lsb)) lsb = p[i].exp - p[i].frac;
+  if (lsb == kNone || lsb > 0) lsb = 0;  // integer sums keep their unit bit: frac >= 0
+  Fixed f{0, 0, -lsb};
+  for (int i = 0; i < n; ++i) {
+    if (p[i].cls != Class::Normal) continue;
+    const int sh = p[i].exp - p[i].frac - lsb;
+    if (sh + msb_index(p[i].sig) >= 120) throw std::overflow_error("group_sum: products more than 120 bits apart");
+    const i128 v = static_cast<i128>(p[i].sig << sh);
+    f.v += p[i].sign ? -v : v;
+  }
+  return f;
+}
+
+Product group_term(const Product* p, int n, const ScaleProduct& s) {
+  Product r{};
+  const SpecialKind k = resolve_specials(p, n);
+  if (s.cls == Class::NaN || k == SpecialKind::NaNIn) { r.cls = Class::NaN; return r; }
+  if (k == SpecialKind::Invalid) { r.cls = Class::NaN; r.invalid = true; return r; }
+  if (k == SpecialKind::PosInf || k == SpecialKind::NegInf) {
+    r.sign = k == SpecialKind::NegInf;
+    r.cls = s.cls == Class::Zero ? Class::NaN : Class::Inf;
+    r.invalid = s.cls == Class::Zero;
+    return r;
+  }
+  bool any = false;
+  for (int i = 0; i < n; ++i) any |= p[i].cls == Class::Normal;
+  if (!any || s.cls == Class::Zero) return r;  // a Zero term: it reads e_zero
+  const Fixed f = group_sum(p, n);
+  r.cls = Class::Normal;  // also when the group cancels to 0: it keeps its scale exponent
+  r.sign = f.v < 0;
+  r.sig = static_cast<u128>(f.v < 0 ? -f.v : f.v) * s.sig;
+  r.exp = s.exp;
+  r.frac = f.frac + s.frac;
+  return r;
+}
+
 Fixed combine_odd_even(const Fixed& odd, const Fixed& even, int partial_frac) {
   int e = odd.exp;
   if (even.exp != kNone && (e == kNone || even.exp > e)) e = even.exp;

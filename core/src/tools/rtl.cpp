@@ -59,6 +59,7 @@ int enc_of(Encoding e) {
     case Encoding::FN: return 1;
     case Encoding::FNUZ: return 2;
     case Encoding::Finite: return 3;
+    case Encoding::Pow2: break;  // a scale format: never an operand (validate_datapath)
   }
   return 0;
 }
@@ -774,6 +775,9 @@ std::string rtl_module_name(const Datapath& dp) {
 
 RtlTop rtl_top(const Datapath& dp, const std::string& module) {
   validate_datapath(dp);
+  if (dp.scaled())
+    throw std::invalid_argument("rtl: datapath " + dp.name() +
+                                " is block-scaled; its scaler/grouper stages are modelled in C++ only (issue 27)");
   if (dp.out_fmt.enc != Encoding::IEEE)
     throw std::invalid_argument("datapath " + dp.name() + ": field 'out_fmt': the RTL rounder needs an IEEE-encoded output format");
   RtlTop t = Gen(dp, module).run();
