@@ -257,6 +257,7 @@ struct DotCmd {
 struct FileArgs {
   DatapathArgs dpa;
   std::string a, b, c, d;
+  ScaleFiles scales;
   int k = 0;
   unsigned threads = 0;
   bool zero_c = false;
@@ -266,6 +267,8 @@ struct FileArgs {
     Program::text(cmd, "--b", b, "b file")->required();
     Program::text(cmd, "--c", c, "c file")->required();
     Program::text(cmd, "--d", d, d_help)->required();
+    Program::text(cmd, "--sa", scales.a, "block scales of a, one line per sample (block-scaled types; default: sa.txt beside the a file)");
+    Program::text(cmd, "--sb", scales.b, "block scales of b (default: sb.txt beside the a file)");
     cmd->add_option("--k", k, "the K every a/b line must hold")->check(cli::int_range(1, kMaxK));
     cmd->add_flag("--zero-c", zero_c, "take c = 0 whatever the c file holds");
     threads_option(cmd, threads);
@@ -310,7 +313,7 @@ struct ValidateCmd : FileArgs {
   int run() const {
     const Datapath dp = dpa.resolve();
     if (engine == "rtl") return report(dp, run_rtl(dp));
-    return report(dp, validate_files(dp, a, b, c, d, k, zero_c, threads, show, true));
+    return report(dp, validate_files(dp, a, b, c, d, k, zero_c, threads, show, true, scales));
   }
   int report(const Datapath& dp, const StreamResult& r) const {
     if (r.c_rounded.count && dist::rank() == 0) std::fprintf(stderr, "note: %s\n", r.c_rounded.note(c, dp).c_str());
@@ -327,6 +330,13 @@ struct ValidateCmd : FileArgs {
       std::printf("\n  b:");
       for (uint64_t v : m.b) std::printf(" %s", hex(dp.b_fmt, v).c_str());
       std::printf("\n  c: %s\n", hex(dp.out_fmt, m.c).c_str());
+      if (!m.sa.empty()) {
+        std::printf("  sa:");
+        for (uint64_t v : m.sa) std::printf(" %s", hex(dp.scale_fmt, v).c_str());
+        std::printf("\n  sb:");
+        for (uint64_t v : m.sb) std::printf(" %s", hex(dp.scale_fmt, v).c_str());
+        std::printf("\n");
+      }
     }
     std::printf("samples=%llu mismatches=%llu p_upper=%.3g\n", static_cast<unsigned long long>(r.n),
                 static_cast<unsigned long long>(r.mismatches), mismatch_upper_bound(r.n, r.mismatches, eps));
@@ -439,7 +449,7 @@ struct RunCmd : FileArgs {
   int run() const {
     check_not_input(d, "--d", {a, b, c});
     const Datapath dp = dpa.resolve();
-    const StreamResult r = stream_files(dp, a, b, c, "", d, k, zero_c, threads, 0, true);
+    const StreamResult r = stream_files(dp, a, b, c, "", d, k, zero_c, threads, 0, true, scales);
     if (dist::rank() != 0) return 0;  // under mpirun rank 0 reports
     if (r.c_rounded.count) std::fprintf(stderr, "note: %s\n", r.c_rounded.note(c, dp).c_str());
     std::fprintf(stderr, "wrote d of %llu samples (%s) to %s\n", static_cast<unsigned long long>(r.n),
@@ -450,7 +460,7 @@ struct RunCmd : FileArgs {
 
 // ----------------------------------------------------------------------------------- sample
 struct SampleCmd {
-  std::string arch, type, strategy = "expmant", out, ea, eb, ec;
+  std::string arch, type, strategy = "expmant", out, ea, eb, ec, es;
   int k = 0;
   unsigned long long n = 0;
   unsigned seed = 0, threads = 0;
@@ -490,9 +500,17 @@ struct SampleCmd {
     range("ea", ea, s.ea_lo, s.ea_hi);
     range("eb", eb, s.eb_lo, s.eb_hi);
     range("ec", ec, s.ec_lo, s.ec_hi);
+    if (!es.empty() && s.scale_block == 0) throw UsageError("--es: the type has no block scales");
+    range("es", es, s.es_lo, s.es_hi);
+    if (s.scale_block && (s.es_lo < s.scale_fmt.emin() - (s.scale_fmt.enc == Encoding::Pow2 ? 1 : 0) ||
+                          s.es_hi > s.scale_fmt.emax()))
+      throw UsageError("--es: the exponents of " + s.scale_fmt.name + " are " +
+                       std::to_string(s.scale_fmt.emin() - (s.scale_fmt.enc == Encoding::Pow2 ? 1 : 0)) + ".." +
+                       std::to_string(s.scale_fmt.emax()));
     s.native = !widen;
     write_samples(s, out, threads, true);
-    std::printf("wrote %llu samples (k=%d, %s) to %s/{a,b,c}.txt\n", n, s.K, strategy.c_str(), out.c_str());
+    std::printf("wrote %llu samples (k=%d, %s) to %s/{a,b,c%s}.txt\n", n, s.K, strategy.c_str(), out.c_str(),
+                s.scale_block ? ",sa,sb" : "");
     return 0;
   }
 };
@@ -748,6 +766,7 @@ int matcore_main(int argc, char** argv) {
   Program::text(c, "--ea", sm.ea, "exponent range LO,HI of a");
   Program::text(c, "--eb", sm.eb, "exponent range LO,HI of b");
   Program::text(c, "--ec", sm.ec, "exponent range LO,HI of c");
+  Program::text(c, "--es", sm.es, "exponent range LO,HI of the block scales (block-scaled types; default -8,8)");
   c->add_flag("--widen", sm.widen, "write fp8/fp16/bf16 values widened to binary32 (the hwdata form)");
   threads_option(c, sm.threads);
 

@@ -19,6 +19,8 @@
 #include "matcore/fast.hpp"
 #include "matcore/model.hpp"
 #include "matcore/presets.hpp"
+#include "matcore/sample.hpp"
+#include "matcore/validate.hpp"
 #include "matcore/vectors.hpp"
 
 using namespace mc;
@@ -288,6 +290,12 @@ Sample random_sample(const Datapath& dp, int K, std::mt19937_64& g, int kind) {
   return s;
 }
 
+std::string sanitize_name(std::string t) {
+  for (char& ch : t)
+    if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return t;
+}
+
 std::vector<const Datapath*> scaled_presets() {
   std::vector<const Datapath*> v;
   for (const Datapath& d : all_presets())
@@ -415,4 +423,49 @@ TEST(BlockScaled, ScaleTextAndFilesAreChecked) {
   EXPECT_EQ(err("7f 7f 7f\n"), dir + "sa_bad.txt:1: scales: line holds 3 scales, expected 4");
   EXPECT_EQ(err("7f 7f 7f 7f\n7f 7g 7f 7f\n"), dir + "sa_bad.txt:2: scale 2: '7g' is not 2 hex digits of a e8m0 pattern");
   EXPECT_EQ(err(""), dir + "sa_bad.txt: no samples (empty file)");
+}
+
+// The vector files of a block-scaled type: sample writes sa.txt and sb.txt beside a/b/c (fp4
+// elements as their own 2-digit patterns), stream_files (run, validate) reads them, and its d
+// equals dot() over the same samples read back; without scale files, or with a short one, the
+// error names the file. fp4 written widened to binary32 gives the same d as its native form.
+TEST(BlockScaled, VectorFilesWithScales) {
+  for (const char* type : {"nvfp4", "mxf8f6f4.e4m3.e2m1"}) {
+    const Datapath& dp = find_preset("b200", type);
+    SampleSpec s = sample_spec_for(dp);
+    s.N = 300;
+    const std::string dir = ::testing::TempDir() + "bs_" + sanitize_name(type), wdir = dir + "_w";
+    write_samples(s, dir, 2);
+    s.native = false;
+    write_samples(s, wdir, 2);
+    const StreamResult r = stream_files(dp, dir + "/a.txt", dir + "/b.txt", dir + "/c.txt", "", dir + "/d.txt", 0,
+                                        false, 2, 0, false);
+    EXPECT_EQ(r.n, 300u);
+    const AbFile A = read_ab_file(dir + "/a.txt", 0, dp.a_fmt), B = read_ab_file(dir + "/b.txt", 0, dp.b_fmt);
+    EXPECT_EQ(A.digits(), 2) << type;  // e4m3 and e2m1 alike: 2 hex digits
+    const std::vector<uint64_t> C = read_cd_file(dir + "/c.txt", 32), D = read_cd_file(dir + "/d.txt", 32);
+    const int per = scales_per_sample(dp, A.K);
+    const ScaleFile SA = read_scale_file(dir + "/sa.txt", per, dp.scale_fmt), SB = read_scale_file(dir + "/sb.txt", per, dp.scale_fmt);
+    ASSERT_EQ(D.size(), 300u);
+    for (size_t i = 0; i < 300; ++i)
+      ASSERT_EQ(D[i], dot(dp, &A.v[i * A.K], &B.v[i * A.K], A.K, C[i], ScaleRefs{&SA.v[i * per], &SB.v[i * per]})) << i;
+    // the widened files (and the scale files beside them) give the same d
+    const StreamResult w = validate_files(dp, wdir + "/a.txt", wdir + "/b.txt", wdir + "/c.txt", dir + "/d.txt", 0, false, 2);
+    EXPECT_EQ(w.n, 300u);
+    EXPECT_EQ(w.mismatches, 0u);
+    // explicit scale files: the b scales as a's too changes d (and mismatches name the scales)
+    const StreamResult x = validate_files(dp, dir + "/a.txt", dir + "/b.txt", dir + "/c.txt", dir + "/d.txt", 0, false, 2,
+                                          3, false, ScaleFiles{dir + "/sb.txt", dir + "/sb.txt"});
+    EXPECT_GT(x.mismatches, 0u);
+    ASSERT_FALSE(x.first.empty());
+    EXPECT_EQ(x.first[0].sa.size(), static_cast<size_t>(per));
+    // a missing scale file
+    try {
+      validate_files(dp, dir + "/a.txt", dir + "/b.txt", dir + "/c.txt", dir + "/d.txt", 0, false, 2, 3, false,
+                     ScaleFiles{dir + "/none.txt", ""});
+      ADD_FAILURE() << "no error";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()).find(dir + "/none.txt: missing scale file"), 0u) << e.what();
+    }
+  }
 }

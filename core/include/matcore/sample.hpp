@@ -27,6 +27,12 @@ struct SampleSpec {
   uint32_t seed = 0;
   bool native = true;  ///< fp8/fp16/bf16 values written in their own format (2 or 4 hex
                        ///< digits); false: widened to binary32 as in the hwdata files
+  // block scales (scale_block > 0): sa.txt and sb.txt, ceil(K / scale_block) per sample, each
+  // scale's exponent uniform on [es_lo, es_hi] (ue4m3: its 3 mantissa bits uniform too), drawn
+  // from their own mt19937 stream (seed + 1) so that a/b/c do not depend on them
+  Format scale_fmt = kE8M0;
+  int scale_block = 0;
+  int es_lo = -8, es_hi = 8;
 };
 
 /// The exponent ranges of sections 5.1.1-5.1.4 for the normal (`subnormal` false) or the
@@ -46,7 +52,7 @@ uint64_t draw_expmant(const Format& f, int e, uint64_t u, int ubits);
 /// The same through the general 128-bit rounder (reference for the fast path).
 uint64_t draw_expmant_exact(const Format& f, int e, uint64_t u, int ubits);
 
-/// Writes DIR/a.txt, DIR/b.txt, DIR/c.txt in the shared vector format (a/b in their own format
+/// Writes DIR/a.txt, DIR/b.txt, DIR/c.txt (and DIR/sa.txt, DIR/sb.txt with scales) in the shared vector format (a/b in their own format
 /// when s.native and the format has 8 or 16 bits, else widened to binary32, or binary64 for
 /// binary64 inputs), with a '#' provenance header line.
 /// threads = 0: all hardware threads. Returns the number of samples written.

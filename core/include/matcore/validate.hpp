@@ -49,6 +49,7 @@ struct StreamMismatch {
   uint64_t got = 0, want = 0;
   std::vector<uint64_t> a, b;
   uint64_t c = 0;
+  std::vector<uint64_t> sa, sb;  ///< block-scaled datapaths: the sample's scales
 };
 struct StreamResult {
   uint64_t n = 0, mismatches = 0;
@@ -56,14 +57,31 @@ struct StreamResult {
   std::vector<StreamMismatch> first;  ///< the first `keep` mismatches
   RoundedC c_rounded;                 ///< c values a binary16 accumulator took rounded
 };
+/// The scale files of a block-scaled datapath (docs/vector-format.md, "Block scales"): sa.txt
+/// and sb.txt, one line of ceil(K / scale_block) 2-digit patterns per sample. Empty paths: the
+/// files sa.txt and sb.txt beside the a file.
+struct ScaleFiles {
+  std::string a, b;
+};
+/// The scale files a command reads for dp (empty when dp has no scales): the given paths, or
+/// sa.txt / sb.txt in the a file's folder; a missing file is an InputError naming it.
+ScaleFiles resolve_scale_files(const Datapath& dp, const std::string& a_path, const ScaleFiles& given);
+
 StreamResult validate_files(const Datapath& dp, const std::string& a, const std::string& b,
                             const std::string& c, const std::string& d, int expect_k = 0,
                             bool zero_c = false, unsigned threads = 0, size_t keep = 10,
-                            bool progress = false);
+                            bool progress = false, const ScaleFiles& scales = {});
 /// The same engine: d optional (empty: nothing compared); `out` optional: the model's d values
 /// are written there (8 or 16 hex digits per line), which makes matcore a stand-in for a device.
 StreamResult stream_files(const Datapath& dp, const std::string& a, const std::string& b,
                           const std::string& c, const std::string& d, const std::string& out,
-                          int expect_k, bool zero_c, unsigned threads, size_t keep, bool progress);
+                          int expect_k, bool zero_c, unsigned threads, size_t keep, bool progress,
+                          const ScaleFiles& scales = {});
+/// The engine of the block-scaled datapaths (stream_files sends them here): a/b/c(/d) and the
+/// scale files read whole, every sample through the reference stages on `threads` threads.
+StreamResult stream_scaled(const Datapath& dp, const std::string& a, const std::string& b,
+                           const std::string& c, const std::string& d, const std::string& out,
+                           const ScaleFiles& scales, int expect_k, bool zero_c, unsigned threads,
+                           size_t keep);
 
 }  // namespace mc

@@ -31,6 +31,9 @@ struct InputError : std::runtime_error {
 int native_digits(const Format& f);
 /// The stored (widened) width of values of input format f: 64 for binary64, else 32.
 int stored_width(const Format& f);
+/// A native a/b value of f fits its pattern (fp6/fp4 are written in 2 digits: the bits above
+/// the format's width must be zero).
+bool native_fits(const Format& f, uint64_t v);
 
 /// How the values of an a/b file of input format f are written, decided by the file's first
 /// value: in f itself when it has native_digits(f) digits, else widened (8 / 16 digits).

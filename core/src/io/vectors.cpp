@@ -97,8 +97,10 @@ std::string bom_error(const std::string& path) {
 
 int native_digits(const Format& f) {
   const int w = f.width();
-  return (w == 8 || w == 16) ? w / 4 : 0;
+  return w <= 8 ? 2 : w == 16 ? 4 : 0;  // fp6/fp4: their own pattern in 2 digits
 }
+
+bool native_fits(const Format& f, uint64_t v) { return f.width() >= 8 || (v >> f.width()) == 0; }
 
 int stored_width(const Format& f) { return f == kBinary64 ? 64 : 32; }
 
@@ -135,13 +137,16 @@ AbFile read_ab_file(const std::string& path, int expect_k, const Format& fmt) {
       if (++k > kMaxK) fail(path, ln, "K", "more than " + std::to_string(kMaxK) + " values on the line");
       if (!decided) {
         form = ab_form(fmt, tok.size());
-        f.native_bits = form.native ? fmt.width() : 0;
+        f.native_bits = form.native ? native_digits(fmt) * 4 : 0;
         decided = true;
       }
       uint64_t v;
       if (tok.size() != static_cast<size_t>(form.digits) || !parse_hex(tok, v))
         fail(path, ln, "value " + std::to_string(k),
              "'" + excerpt(tok) + "' is not " + std::to_string(form.digits) + " hex digits" + form.note);
+      if (form.native && !native_fits(fmt, v))
+        fail(path, ln, "value " + std::to_string(k),
+             "'" + excerpt(tok) + "' is not a " + std::to_string(fmt.width()) + "-bit pattern of " + fmt.name);
       if (f.K && k > f.K)
         fail(path, ln, "K", "line holds more than the " + std::to_string(f.K) + " values of earlier lines");
       f.v.push_back(v);

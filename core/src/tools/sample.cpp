@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <functional>
 #include <cstdio>
 #include <random>
@@ -50,6 +51,12 @@ SampleSpec sample_spec_for(const Datapath& dp, bool subnormal) {
   s.c_fmt = dp.out_fmt == kBinary64 ? kBinary64 : kBinary32;
   s.K = dp.k_default;
   default_ranges(s, subnormal);
+  s.scale_fmt = dp.scale_fmt;
+  s.scale_block = dp.scale_block;
+  if (dp.scale_fmt.enc != Encoding::Pow2) {  // ue4m3: its normal range
+    s.es_lo = dp.scale_fmt.emin();
+    s.es_hi = dp.scale_fmt.emax();
+  }
   return s;
 }
 
@@ -77,6 +84,28 @@ struct UniformInt {
 };
 
 const Format& stored_of(const Format& f) { return f.width() > 32 ? kBinary64 : kBinary32; }
+
+/// The text of sa.txt or sb.txt: N lines of ceil(K / scale_block) scales (SampleSpec).
+std::string scale_samples(const SampleSpec& s, Mt19937& g, const std::string& header) {
+  const int per = (s.K + s.scale_block - 1) / s.scale_block;
+  const UniformInt e(s.es_lo, s.es_hi), m(0, (1 << s.scale_fmt.mbits) - 1);
+  auto draw = [&g](const UniformInt& u) {
+    for (;;) {
+      const uint32_t w = g();
+      if (!u.rejects(w)) return u.value(w);
+    }
+  };
+  std::vector<uint64_t> v;
+  v.reserve(s.N * per);
+  for (uint64_t i = 0; i < s.N * per; ++i) {
+    const int E = draw(e) + s.scale_fmt.bias;
+    const uint64_t M = s.scale_fmt.mbits ? static_cast<uint64_t>(draw(m)) : 0;
+    uint64_t p = (static_cast<uint64_t>(E) << s.scale_fmt.mbits) | M;
+    if (decode(s.scale_fmt, p).cls == Class::NaN) p = s.scale_fmt.max_finite_bits();
+    v.push_back(p);
+  }
+  return scale_file_text(v, per, header);
+}
 
 uint64_t draw_bits(const Format& f, Mt19937& g) {
   const int w = f.width();
@@ -389,7 +418,8 @@ uint64_t write_samples(const SampleSpec& s, const std::string& dir, unsigned thr
   const Format &sa = na ? s.a_fmt : stored_of(s.a_fmt), &sb = nb ? s.b_fmt : stored_of(s.b_fmt),
                &sc = stored_of(s.c_fmt);
   const Widener wa(s.a_fmt, sa), wb(s.b_fmt, sb), wc(s.c_fmt, sc);
-  const int da = sa.width() / 4, db = sb.width() / 4, dc = sc.width() / 4;
+  const int da = na ? native_digits(s.a_fmt) : sa.width() / 4, db = nb ? native_digits(s.b_fmt) : sb.width() / 4,
+            dc = sc.width() / 4;
   char hdr[320];
   std::snprintf(hdr, sizeof hdr,
                 "# matcore sample a=%s b=%s k=%d n=%llu strategy=%s seed=%u ea=[%d,%d] eb=[%d,%d] ec=[%d,%d] values=%s\n",
@@ -559,7 +589,26 @@ uint64_t write_samples(const SampleSpec& s, const std::string& dir, unsigned thr
     throw;
   }
   if (tty) std::fprintf(stderr, "\r%60s\r", "");
-  dist::SharedOutput::commit_all({&fa, &fb, &fc});
+  std::vector<dist::SharedOutput*> all{&fa, &fb, &fc};
+  std::unique_ptr<dist::SharedOutput> fsa, fsb;
+  if (s.scale_block > 0) {  // block scales: rank 0 writes them (a few per sample)
+    fsa.reset(new dist::SharedOutput(dir + "/sa.txt"));
+    fsb.reset(new dist::SharedOutput(dir + "/sb.txt"));
+    if (dist::rank() == 0) {
+      Mt19937 gs(s.seed + 1);
+      char sh[160];
+      for (dist::SharedOutput* f : {fsa.get(), fsb.get()}) {
+        std::snprintf(sh, sizeof sh, "# matcore sample %s=%s block=%d k=%d n=%llu seed=%u es=[%d,%d]\n",
+                      f == fsa.get() ? "sa" : "sb", s.scale_fmt.name.c_str(), s.scale_block, s.K,
+                      static_cast<unsigned long long>(s.N), s.seed + 1, s.es_lo, s.es_hi);
+        const std::string t = scale_samples(s, gs, sh);
+        f->pwrite(t.data(), t.size(), 0);
+      }
+    }
+    all.push_back(fsa.get());
+    all.push_back(fsb.get());
+  }
+  dist::SharedOutput::commit_all(all);
   out_dir.keep();
   return s.N;
 }

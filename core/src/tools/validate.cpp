@@ -123,8 +123,8 @@ namespace mc {
 
 StreamResult validate_files(const Datapath& dp, const std::string& pa, const std::string& pb,
                             const std::string& pc, const std::string& pd, int expect_k, bool zero_c,
-                            unsigned threads, size_t keep, bool progress) {
-  return stream_files(dp, pa, pb, pc, pd, "", expect_k, zero_c, threads, keep, progress);
+                            unsigned threads, size_t keep, bool progress, const ScaleFiles& scales) {
+  return stream_files(dp, pa, pb, pc, pd, "", expect_k, zero_c, threads, keep, progress, scales);
 }
 
 namespace {
@@ -437,9 +437,10 @@ StreamResult stream_grid(const Datapath& dp, const std::string& pa, const std::s
             return;
           }
           for (int k = 0; k < K; ++k) {
-            if ((!fa.native && !ingest_exact(dp.a_fmt, dp.ingest, A[k], w, &A[k])) ||
+            if ((fa.native && !native_fits(dp.a_fmt, A[k])) || (fb.native && !native_fits(dp.b_fmt, B[k])) ||
+                (!fa.native && !ingest_exact(dp.a_fmt, dp.ingest, A[k], w, &A[k])) ||
                 (!fb.native && !ingest_exact(dp.b_fmt, dp.ingest, B[k], w, &B[k]))) {
-              give_up = true;  // Inf/NaN or an inexact value: the general engine decides
+              give_up = true;  // Inf/NaN, an inexact value or a bad fp6/fp4 pattern: the general engine decides
               return;
             }
           }
@@ -529,7 +530,14 @@ StreamResult stream_grid(const Datapath& dp, const std::string& pa, const std::s
 
 StreamResult stream_files(const Datapath& dp, const std::string& pa, const std::string& pb,
                           const std::string& pc, const std::string& pd, const std::string& out,
-                          int expect_k, bool zero_c, unsigned threads, size_t keep, bool progress) {
+                          int expect_k, bool zero_c, unsigned threads, size_t keep, bool progress,
+                          const ScaleFiles& scales) {
+  if (dp.scaled()) {
+    const ScaleFiles sf = resolve_scale_files(dp, pa, scales);
+    return stream_scaled(dp, pa, pb, pc, pd, out, sf, expect_k, zero_c, threads, keep);
+  }
+  if (!scales.a.empty() || !scales.b.empty())
+    throw InputError("scale files (--sa/--sb) given, but datapath " + dp.name() + " has no block scales");
   if (!out.empty()) check_not_input(out, "output", {pa, pb, pc, pd});
   check_header(pa, "a", dp.a_fmt);
   check_header(pb, "b", dp.b_fmt);

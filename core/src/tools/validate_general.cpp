@@ -300,6 +300,10 @@ StreamResult stream_general(const Datapath& dp, const std::string& pa, const std
         parse_ab_line(x.bb.data.data() + x.bb.start[i], x.bb.len[i], K, form_b.digits, B, pb,
                       x.bb.lineno[i], form_b.note);
         for (int k = 0; k < K; ++k) {
+          if (form_a.native && !native_fits(dp.a_fmt, A[k]))
+            bad(pa, x.ba.lineno[i], "value " + std::to_string(k + 1), "not a " + std::to_string(dp.a_fmt.width()) + "-bit pattern of " + dp.a_fmt.name);
+          if (form_b.native && !native_fits(dp.b_fmt, B[k]))
+            bad(pb, x.bb.lineno[i], "value " + std::to_string(k + 1), "not a " + std::to_string(dp.b_fmt.width()) + "-bit pattern of " + dp.b_fmt.name);
           if (!form_a.native && !ingest_exact(dp.a_fmt, dp.ingest, A[k], w, &A[k]))
             A[k] = ingest_value(dp.a_fmt, dp.ingest, A[k], w,
                                 pa + ":" + std::to_string(x.ba.lineno[i]) + ": value " + std::to_string(k + 1));
