@@ -595,6 +595,8 @@ int svg_trace(const std::vector<std::string>& rest) {
   Program::text(&app, "--a", dc.a, "a values V,V,...");
   Program::text(&app, "--b", dc.b, "b values");
   Program::text(&app, "--c", dc.c, "c (default 0)");
+  Program::text(&app, "--sa", dc.sa, "block scales of a (block-scaled types; --file: DIR/sa.txt)");
+  Program::text(&app, "--sb", dc.sb, "block scales of b");
   Program::text(&app, "--file", file, "directory with a.txt b.txt c.txt [d.txt]");
   Program::text(&app, "--samples", samples, "0-based sample indices I,J,... of --file (default 0)");
   Program::text(&app, "--svg", dc.svg, "the SVG file")->required();
@@ -610,11 +612,12 @@ int svg_trace(const std::vector<std::string>& rest) {
   const std::vector<Datapath> dv = dc.datapaths();
   std::vector<SvgPanel> panels;
   for (const Datapath& dp : dv) {
-    const std::vector<ExplainSample> xs = command_line_samples(dp, file, samples, false, dc.a, dc.b, dc.c);
+    const std::vector<ExplainSample> xs = command_line_samples(dp, file, samples, false, dc.a, dc.b, dc.c, dc.sa, dc.sb);
     if (xs.size() > 8) throw UsageError("--svg draws at most 8 samples");
     for (const ExplainSample& x : xs) {
       SvgPanel p{dp, {}, 0};
-      p.d = dot(dp, x.a.data(), x.b.data(), static_cast<int>(x.a.size()), x.c, &p.trace);
+      const ScaleRefs sr{x.sa.empty() ? nullptr : x.sa.data(), x.sb.empty() ? nullptr : x.sb.data()};
+      p.d = dot(dp, x.a.data(), x.b.data(), static_cast<int>(x.a.size()), x.c, sr, &p.trace);
       panels.push_back(p);
     }
   }

@@ -156,7 +156,7 @@ class VcdSink {
 
 struct TraceCmd {
   cli::DatapathArgs dpa;
-  std::string a, b, c = "0", file, samples = "0", vcd;
+  std::string a, b, c = "0", file, samples = "0", vcd, sa, sb;
   bool no_text = false, no_fst = false;
   int run() const;
 };
@@ -167,7 +167,7 @@ int TraceCmd::run() const {
   if (!file.empty() && (!a.empty() || !b.empty())) throw UsageError("give --file or --a/--b/--c, not both");
   if (file.empty() && (a.empty() || b.empty())) throw UsageError("give --a and --b (or --file DIR)");
   // observed d: from DIR/d.txt when it exists
-  const std::vector<ExplainSample> samples = command_line_samples(dp, file, this->samples, false, a, b, c);
+  const std::vector<ExplainSample> samples = command_line_samples(dp, file, this->samples, false, a, b, c, sa, sb);
 
   const std::string vcd = !this->vcd.empty() ? this->vcd
                                               : "run/trace-" + sanitize(dp.arch) + "-" + sanitize(dp.type) + ".vcd";
@@ -204,6 +204,8 @@ int TraceCmd::run() const {
     j.a = samples[i].a;
     j.b = samples[i].b;
     j.c = samples[i].c;
+    j.sa = samples[i].sa;
+    j.sb = samples[i].sb;
     top.push(j);
   }
   top.run();
@@ -239,7 +241,8 @@ int TraceCmd::run() const {
     for (const mcsc::Done& d : done)
       if (d.tag == s.index) r = &d;
     if (!r) { std::printf("sample %llu: no result\n", static_cast<unsigned long long>(s.index)); rc = 1; continue; }
-    const uint64_t fast = dot(dp, s.a.data(), s.b.data(), static_cast<int>(s.a.size()), s.c);
+    const uint64_t fast = dot(dp, s.a.data(), s.b.data(), static_cast<int>(s.a.size()), s.c,
+                              ScaleRefs{s.sa.empty() ? nullptr : s.sa.data(), s.sb.empty() ? nullptr : s.sb.data()});
     std::printf("sample %llu: d = 0x%s %s (cycle %llu)   fast model: 0x%s %s\n", static_cast<unsigned long long>(s.index),
                 to_hex_bits(dp.out_fmt, r->d).c_str(), to_decimal(dp.out_fmt, r->d).c_str(),
                 static_cast<unsigned long long>(r->cycle), to_hex_bits(dp.out_fmt, fast).c_str(),
@@ -348,6 +351,8 @@ int sc_main(int argc, char** argv) {
   cli::Program::text(c, "--a", tr.a, "a values V,V,...");
   cli::Program::text(c, "--b", tr.b, "b values");
   c->add_option("--c", tr.c, "c (default 0)");
+  cli::Program::text(c, "--sa", tr.sa, "block scales of a (block-scaled types; --file: DIR/sa.txt)");
+  cli::Program::text(c, "--sb", tr.sb, "block scales of b (--file: DIR/sb.txt)");
   CLI::Option* f = cli::Program::text(c, "--file", tr.file, "directory with a.txt b.txt c.txt [d.txt]");
   cli::Program::text(c, "--samples", tr.samples, "0-based sample indices I,J,... of --file (default 0)")->needs(f);
   cli::Program::text(c, "--vcd", tr.vcd, "the VCD file (NAME.vcd; NAME.gtkw and NAME.fst beside it)");

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "matcore/explain.hpp"
+#include "matcore/model.hpp"
 #include "matcore/sample.hpp"
 
 namespace mc_test {
@@ -18,6 +19,7 @@ namespace mc_test {
 struct Sample {
   std::vector<uint64_t> a, b;
   uint64_t c = 0;  ///< out_fmt
+  std::vector<uint64_t> sa, sb;  ///< block scales (block-scaled datapaths)
 };
 
 /// n samples of dp's formats and k: strategy "expmant", "expmant_sub" or "bits".
@@ -34,10 +36,10 @@ inline std::vector<Sample> random_samples(const mc::Datapath& dp, const std::str
   std::vector<uint64_t> idx(n);
   for (uint64_t i = 0; i < n; ++i) idx[i] = i;
   const std::vector<mc::ExplainSample> xs = mc::load_dir_samples(dp, dir, idx, false);
-  for (const char* f : {"a.txt", "b.txt", "c.txt"}) std::remove((dir + "/" + f).c_str());
+  for (const char* f : {"a.txt", "b.txt", "c.txt", "sa.txt", "sb.txt"}) std::remove((dir + "/" + f).c_str());
   ::rmdir(dir.c_str());
   std::vector<Sample> s(xs.size());
-  for (size_t i = 0; i < xs.size(); ++i) s[i] = Sample{xs[i].a, xs[i].b, xs[i].c};
+  for (size_t i = 0; i < xs.size(); ++i) s[i] = Sample{xs[i].a, xs[i].b, xs[i].c, xs[i].sa, xs[i].sb};
   return s;
 }
 
@@ -65,6 +67,12 @@ inline std::vector<Sample> special_samples(const mc::Datapath& dp, uint64_t n) {
     for (auto& v : x.b)
       if (g() % 12 == 0) v = sb[g() % sb.size()];
     if (g() % 6 == 0) x.c = sc[g() % sc.size()];
+    // block scales: zero (ue4m3), the smallest and largest, NaN, 1
+    const mc::Format& f = dp.scale_fmt;
+    const uint64_t ss[] = {0, f.max_finite_bits(), f.qnan_bits(false), mc::unit_scale_bits(f), 0x01};
+    for (auto* v : {&x.sa, &x.sb})
+      for (auto& y : *v)
+        if (g() % 8 == 0) y = ss[g() % 5];
   }
   return s;
 }

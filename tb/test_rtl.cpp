@@ -111,7 +111,7 @@ TEST_P(RtlGenerate, LintCleanWithTheFieldTableNames) {
   EXPECT_EQ(out, "");
 }
 
-INSTANTIATE_TEST_SUITE_P(Preset, RtlGenerate, ::testing::ValuesIn(mc_test::preset_keys()),
+INSTANTIATE_TEST_SUITE_P(Preset, RtlGenerate, ::testing::ValuesIn(mc_test::rtl_preset_keys()),
                          [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
 
 TEST(RtlGenerateCli, WritesTopAndFileList) {
@@ -239,7 +239,7 @@ struct RandomCase {
 };
 std::vector<RandomCase> random_cases() {
   std::vector<RandomCase> r;
-  for (const std::string& k : mc_test::preset_keys())
+  for (const std::string& k : mc_test::rtl_preset_keys())
     for (const char* st : {"expmant", "expmant_sub", "bits"}) r.push_back(RandomCase{k, st});
   return r;
 }
@@ -266,7 +266,7 @@ TEST_P(RtlSpecials, EqualsFastModel) {
   EXPECT_EQ(compare_rtl(dp, mc_test::special_samples(dp, kBig.count(GetParam()) ? 20000 : 2000), &first), 0u) << first;
 }
 
-INSTANTIATE_TEST_SUITE_P(Injected, RtlSpecials, ::testing::ValuesIn(mc_test::preset_keys()),
+INSTANTIATE_TEST_SUITE_P(Injected, RtlSpecials, ::testing::ValuesIn(mc_test::rtl_preset_keys()),
                          [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
 
 TEST(RtlOverflow, HandDerivedBits) {

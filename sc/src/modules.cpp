@@ -50,6 +50,31 @@ void Multiplier::compute(const Ctl&, const OperandBus& x, ProductBus& y) {
     y.p[i] = multiply(decode_operand(dp_.a_fmt, x.a[i], dp_.sub_in),
                       decode_operand(dp_.b_fmt, x.b[i], dp_.sub_in), mc);
   y.c = addend(decode_operand(dp_.out_fmt, x.c, dp_.sub_in));
+  y.k0 = x.k0;
+  y.ns = x.ns;
+  y.sa = x.sa;
+  y.sb = x.sb;
+}
+
+// ------------------------------------------------------------------- scaler and grouper
+void Scaler::compute(const Ctl&, const ProductBus& x, ProductBus& y) {
+  y = x;
+  const int blk = dp_.scale_block, j0 = x.k0 / blk;
+  for (int i = 0; i < x.m; ++i) {
+    const int j = (x.k0 + i) / blk - j0;
+    y.p[i] = scale_term(x.p[i], scale_product(dp_.scale_fmt, x.sa[j], x.sb[j]));
+  }
+}
+
+void Grouper::compute(const Ctl&, const ProductBus& x, ProductBus& y) {
+  y = x;
+  const int G = dp_.group_size, blk = dp_.scale_block, j0 = x.k0 / blk;
+  int m = 0;
+  for (int i = 0; i < x.m; i += G, ++m) {
+    const int j = (x.k0 + i) / blk - j0;
+    y.p[m] = group_term(x.p.data() + i, std::min(G, x.m - i), scale_product(dp_.scale_fmt, x.sa[j], x.sb[j]));
+  }
+  y.m = m;
 }
 
 // ------------------------------------------------------------------------------- aligner
@@ -280,6 +305,16 @@ void Issue::launch(Entry& e) {
   std::copy(e.job.a.begin() + k0, e.job.a.begin() + k0 + n, o.a.begin());
   std::copy(e.job.b.begin() + k0, e.job.b.begin() + k0 + n, o.b.begin());
   o.c = e.acc;
+  if (dp_.scaled()) {  // the scales of the blocks this group covers (unit scales if none given)
+    const int blk = dp_.scale_block, j0 = k0 / blk, j1 = n ? (k0 + n - 1) / blk : j0;
+    const uint64_t one = unit_scale_bits(dp_.scale_fmt);
+    o.k0 = k0;
+    o.ns = j1 - j0 + 1;
+    for (int j = j0; j <= j1; ++j) {
+      o.sa[j - j0] = static_cast<size_t>(j) < e.job.sa.size() ? e.job.sa[j] : one;
+      o.sb[j - j0] = static_cast<size_t>(j) < e.job.sb.size() ? e.job.sb[j] : one;
+    }
+  }
   ctl_out.write(c);
   out.write(o);
   bubble_ = c;

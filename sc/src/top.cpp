@@ -23,9 +23,6 @@ using sc_core::sc_signal;
 DatapathTop::DatapathTop(sc_core::sc_module_name nm, const Datapath& dp, const TopOptions& opt)
     : sc_core::sc_module(nm), dp_(dp), opt_(opt) {
   validate_datapath(dp_);
-  if (dp_.scaled())  // issue 27: the scaler and grouper stages exist in the C++ stages only
-    throw std::invalid_argument("SystemC: datapath " + dp_.name() +
-                                " is block-scaled; its scaler/grouper stages are modelled in C++ only (matcore dot, --engine fast)");
   build();
   SC_THREAD(clockgen);
   if (opt_.vcd || opt_.catalog) make_probes(opt_.vcd);
@@ -47,7 +44,9 @@ sc_signal<Out>* DatapathTop::add(const std::string& name, StageKind kind, sc_sig
   m->in(*in);
   m->out(*out);
   auto* cn = new sc_signal<Ctl>((name + "_ctl").c_str());
-  if (names_.size() == 2) {  // stage 2: the specials detector is this stage's control register
+  if (names_.size() == static_cast<size_t>(specials_index(stage_list(dp_)))) {
+    // the stage after the multiplier (and the scale stages): the specials detector is this
+    // stage's control register
     auto* s = new Specials("specials", dp_);
     s->clk(clk_);
     s->in(*ctl_cur_);
@@ -112,7 +111,11 @@ void DatapathTop::build() {
       case StageKind::CFinal: res = add<CFinal, ResultBus, ResultBus>(st.name, st.kind, res); break;
       case StageKind::OutConv: res = add<OutConv, ResultBus, ResultBus>(st.name, st.kind, res); break;
       case StageKind::Scaler:
-      case StageKind::GroupSum: break;  // refused in the constructor
+        prod = mul_out_ = add<Scaler, ProductBus, ProductBus>(st.name, st.kind, prod);
+        break;
+      case StageKind::GroupSum:
+        prod = mul_out_ = add<Grouper, ProductBus, ProductBus>(st.name, st.kind, prod);
+        break;
     }
   }
   issue_->fin_ctl(*ctl_cur_);
@@ -236,6 +239,8 @@ void DatapathTop::make_probes(sc_core::sc_trace_file* tf) {
   const int fmax = std::max({dp_.frac_bits, dp_.partial_frac, dp_.c_frac, dp_.sum_frac, dp_.acc_frac,
                              dp_.out_fmt.mbits});
 
+  const size_t spec = static_cast<size_t>(specials_index(stage_list(dp_)));
+  const int sw = dp_.scale_fmt.width();
   for (size_t vi = 0; vi < views_.size(); ++vi) {
     const View& v = views_[vi];
     // control word of the stage
@@ -247,7 +252,7 @@ void DatapathTop::make_probes(sc_core::sc_trace_file* tf) {
       tag = c.tag;
       grp = static_cast<unsigned>(c.grp);
     };
-    if (vi == 2) {  // the specials detector's outputs
+    if (vi == spec) {  // the specials detector's outputs
       unsigned& kind = U("specials.kind", 3);
       sc_dt::uint64& bits = Q("specials.d", ow);
       bool& zs = B("specials.zero_sign");
@@ -410,8 +415,52 @@ void DatapathTop::make_probes(sc_core::sc_trace_file* tf) {
         datap = [d, &q] { q = sig<ResultBus>(d).read().d32; };
         break;
       }
-      case StageKind::Scaler:
-      case StageKind::GroupSum: break;  // refused in the constructor
+      case StageKind::Scaler: {
+        struct S { sc_dt::uint64 *a, *b; int* e; };
+        std::vector<S> ss;
+        for (int j = 0; j < std::max(1, n / dp_.scale_block); ++j) {
+          const std::string l = std::to_string(j);
+          ss.push_back(S{&Q("scaler.sa" + l, sw), &Q("scaler.sb" + l, sw), &I("scaler.e_s" + l)});
+        }
+        datap = [this, d, ss] {
+          const ProductBus& x = sig<ProductBus>(d).read();
+          for (size_t j = 0; j < ss.size(); ++j) {
+            const bool on = static_cast<int>(j) < x.ns;
+            *ss[j].a = on ? x.sa[j] : 0;
+            *ss[j].b = on ? x.sb[j] : 0;
+            *ss[j].e = on ? scale_product(dp_.scale_fmt, x.sa[j], x.sb[j]).exp : 0;
+          }
+        };
+        break;
+      }
+      case StageKind::GroupSum: {
+        struct G { sc_dt::uint64 *a, *b; FixedProbe s; int* e; };
+        std::vector<G> gs;
+        const int gw = mc::group_probe_width(dp_);
+        for (int j = 0; j < n / dp_.group_size; ++j) {
+          const std::string l = std::to_string(j);
+          sc_dt::uint64* a = &Q("grouper.sa" + l, sw);
+          sc_dt::uint64* b = &Q("grouper.sb" + l, sw);
+          const FixedProbe s = FX("grouper.s" + l, gw);
+          gs.push_back(G{a, b, s, &I("grouper.e" + l)});
+        }
+        datap = [this, d, gs, setfx] {
+          const ProductBus& x = sig<ProductBus>(d).read();
+          const int per = dp_.scale_block / dp_.group_size;  // groups per block
+          for (size_t j = 0; j < gs.size(); ++j) {
+            const int m = static_cast<int>(j), blk = (x.k0 % dp_.scale_block) / dp_.group_size + m;
+            const bool on = m < x.m;
+            *gs[j].a = on ? x.sa[blk / per] : 0;
+            *gs[j].b = on ? x.sb[blk / per] : 0;
+            const Product& t = x.p[j];
+            const bool nz = on && t.cls == Class::Normal;
+            const i128 v = static_cast<i128>(t.sig);
+            setfx(gs[j].s, nz ? Fixed{t.sign ? -v : v, t.exp, t.frac} : Fixed{});
+            *gs[j].e = nz ? t.exp : on && t.cls == Class::Zero ? dp_.emin_lim : 0;
+          }
+        };
+        break;
+      }
     }
     if (!tf) continue;  // catalog only
     sc_signal<Ctl>* cs = v.ctl;
@@ -697,7 +746,20 @@ void DatapathTop::describe(std::ostream& os, const View& v, const Ctl& c) {
       break;
     }
     case StageKind::Scaler:
-    case StageKind::GroupSum: break;  // refused in the constructor
+    case StageKind::GroupSum: {
+      const ProductBus& x = sig<ProductBus>(v.data).read();
+      if (dp_.adder == AdderKind::Fused) seen_products_[c.seq] = x;  // the aligner's terms
+      for (int j = 0; j < x.ns; ++j) {
+        const ScaleProduct s = scale_product(dp_.scale_fmt, x.sa[j], x.sb[j]);
+        os << ind << "block " << (x.k0 / dp_.scale_block + j) << ": sa = " << describe_bits(dp_.scale_fmt, x.sa[j])
+           << ", sb = " << describe_bits(dp_.scale_fmt, x.sb[j]) << ", e_alpha + e_beta = "
+           << (s.cls == Class::Normal ? std::to_string(s.exp) : s.cls == Class::Zero ? std::string("zero") : std::string("nan"))
+           << "\n";
+      }
+      const char* what = v.kind == StageKind::Scaler ? "p" : "group ";
+      for (int i = 0; i < x.m; ++i) os << ind << what << i << " = " << prod_str(x.p[i]) << "\n";
+      break;
+    }
   }
 }
 

@@ -49,7 +49,7 @@ inline size_t compare_with_dot(mcsc::DatapathTop& top, const std::vector<Sample>
     const size_t n = std::min(chunk, s.size() - base);
     for (size_t i = 0; i < n; ++i) {
       const Sample& x = s[base + i];
-      top.push(mcsc::Job{static_cast<uint32_t>(base + i), x.a, x.b, x.c});
+      top.push(mcsc::Job{static_cast<uint32_t>(base + i), x.a, x.b, x.c, x.sa, x.sb});
     }
     top.run();
     const std::vector<mcsc::Done> done = top.take();
@@ -61,7 +61,11 @@ inline size_t compare_with_dot(mcsc::DatapathTop& top, const std::vector<Sample>
     }
     for (const mcsc::Done& d : done) {
       const Sample& x = s.at(d.tag);
-      const uint64_t want = fd(x.a.data(), x.b.data(), static_cast<int>(x.a.size()), x.c);
+      // block-scaled: the reference stages with the sample's scales (no fast kernel takes them)
+      const uint64_t want =
+          dp.scaled() ? mc::dot(dp, x.a.data(), x.b.data(), static_cast<int>(x.a.size()), x.c,
+                                mc::ScaleRefs{x.sa.empty() ? nullptr : x.sa.data(), x.sb.empty() ? nullptr : x.sb.data()})
+                      : fd(x.a.data(), x.b.data(), static_cast<int>(x.a.size()), x.c);
       if (d.d == want && d.d32 == mc::widen_result(dp, want)) continue;
       if (first && first->empty()) {
         std::string t = "sample " + std::to_string(d.tag) + ": SystemC 0x" + mc::to_hex_bits(dp.out_fmt, d.d) +
@@ -70,6 +74,8 @@ inline size_t compare_with_dot(mcsc::DatapathTop& top, const std::vector<Sample>
         t += "\n  b:";
         for (uint64_t v : x.b) t += " " + mc::to_hex_bits(dp.b_fmt, v);
         t += "\n  c: " + mc::to_hex_bits(dp.out_fmt, x.c);
+        for (uint64_t v : x.sa) t += " sa " + mc::to_hex_bits(dp.scale_fmt, v);
+        for (uint64_t v : x.sb) t += " sb " + mc::to_hex_bits(dp.scale_fmt, v);
         *first = t;
       }
       ++bad;

@@ -97,6 +97,7 @@ const std::set<std::string> kBig = {"mi100_fp16",  "mi250_fp16",       "mi300x_f
 
 uint64_t count_for(const std::string& key, const std::string& strategy) {
   if (const char* e = std::getenv("MATCORE_SC_SAMPLES")) return std::strtoull(e, nullptr, 10);
+  if (ref(key).dp.scaled()) return 5000;  // block-scaled: checked against the reference stages
   const bool big = kBig.count(key) != 0;
   if (strategy == "expmant_sub") return big ? 20000 : 4000;  // the subnormal ranges: a check, not a target
   return 100000;

@@ -39,6 +39,7 @@ struct TraceCase {
   std::string arch, type, out;
   std::vector<uint64_t> a, b;
   uint64_t c32 = 0;       ///< c as given on the command line (binary32 pattern)
+  std::vector<uint64_t> sa, sb;  ///< block scales (block-scaled types)
   std::string paper_d;    ///< the paper's d (empty: none)
   std::string what;
   std::vector<std::string> documented;  ///< signals docs/systemc.md lists for this family
@@ -154,6 +155,41 @@ std::vector<TraceCase> cases() {
                                 "outconv.d32"});
     v.push_back(t);
   }
+  {  // block-scaled (issue 27): ST-FDPA (mxf8f6f4 e4m3 x e2m1, E8M0 per 32) and GST-FDPA (nvfp4,
+     // UE4M3 per 16, a group that cancels, a zero-scale group, a subnormal scale)
+    TraceCase t;
+    t.family = "nvidia";
+    t.arch = "b200";
+    t.type = "mxf8f6f4.e4m3.e2m1";
+    const Datapath dp = find_preset("b200", t.type);
+    for (int i = 0; i < 32; ++i) {
+      t.a.push_back(parse_operand(dp.a_fmt, std::to_string((i * 7) % 13 - 6) + "*2^" + std::to_string(i % 5 - 2)));
+      t.b.push_back(parse_operand(dp.b_fmt, std::to_string((i * 5) % 7 - 3) + "*2^-" + std::to_string(i % 2)));
+    }
+    t.c32 = 0x3fc00000;  // 1.5
+    t.sa = {0x80};       // 2
+    t.sb = {0x7d};       // 2^-2
+    t.what = "b200/mxf8f6f4.e4m3.e2m1 fixed vector with scales";
+    t.documented = with_common({"scaler.valid", "scaler.sa0", "scaler.sb0", "scaler.e_s0", "aligner.e_max", "adder.s_acc"});
+    v.push_back(t);
+    TraceCase n;
+    n.family = "nvidia";
+    n.arch = "b200";
+    n.type = "nvfp4";
+    const Datapath nv = find_preset("b200", n.type);
+    for (int i = 0; i < 64; ++i) {
+      n.a.push_back(parse_operand(nv.a_fmt, std::to_string(i % 7 - 3)));
+      n.b.push_back(parse_operand(nv.b_fmt, i < 16 ? (i % 2 ? "-1" : "1") : std::to_string(i % 5 - 2) + "*2^-1"));
+    }
+    for (int i = 0; i < 16; i += 2) n.a[i + 1] = n.a[i];  // group 0 cancels to zero
+    n.c32 = 0xbf800000;  // -1
+    n.sa = {0x38, 0x01, 0x00, 0x5c};  // 1, the smallest subnormal, zero, 1.5*2^4
+    n.sb = {0x40, 0x3c, 0x38, 0x2a};
+    n.what = "b200/nvfp4 fixed vector with scales";
+    n.documented = with_common({"grouper.valid", "grouper.sa0", "grouper.sb3", "grouper.s1", "grouper.s1_e",
+                                "grouper.s1_f", "grouper.e2", "aligner.e_max", "adder.s_acc"});
+    v.push_back(n);
+  }
   return v;
 }
 
@@ -172,7 +208,8 @@ int run(const std::string& cmd, std::string* out) { return mc_test::run_command(
 std::vector<std::vector<std::pair<std::string, std::string>>> core_groups(const Datapath& dp, const TraceCase& t) {
   Trace tr;
   const uint64_t c = c_from_binary32(dp, t.c32);
-  dot(dp, t.a.data(), t.b.data(), static_cast<int>(t.a.size()), c, &tr);
+  dot(dp, t.a.data(), t.b.data(), static_cast<int>(t.a.size()), c,
+      ScaleRefs{t.sa.empty() ? nullptr : t.sa.data(), t.sb.empty() ? nullptr : t.sb.data()}, &tr);
   std::vector<std::vector<std::pair<std::string, std::string>>> g(1);
   bool seen_group = false;
   for (const auto& r : tr.rows) {
@@ -198,6 +235,7 @@ TEST_P(VcdTrace, EveryStageSignalHasTheCoreValue) {
   const std::string cmd = std::string(MATCORE_SC_CLI) + " trace --arch " + t.arch + " --type " + t.type +
                           (t.out.empty() ? "" : " --out " + t.out) + " --a " + hexlist(dp.a_fmt, t.a) +
                           " --b " + hexlist(dp.b_fmt, t.b) + " --c 0x" + to_hex_bits(kBinary32, t.c32) +
+                          (t.sa.empty() ? "" : " --sa " + hexlist(dp.scale_fmt, t.sa) + " --sb " + hexlist(dp.scale_fmt, t.sb)) +
                           " --vcd " + vcd + " --no-fst 2>&1";
   std::string out;
   ASSERT_EQ(run(cmd, &out), 0) << cmd << "\n" << out;
@@ -250,6 +288,18 @@ TEST_P(VcdTrace, EveryStageSignalHasTheCoreValue) {
         if (want.find(" (overflow)") != std::string::npos) got += " (overflow)";
       } else if (n == "multiplier.c") {
         got = describe(of, v.u(n, when("issue", gi)));
+      } else if (n.rfind("scaler.s", 0) == 0 || n.rfind("grouper.sa", 0) == 0 || n.rfind("grouper.sb", 0) == 0) {
+        got = describe(dp.scale_fmt, v.u(n, when(n.substr(0, n.find('.')), gi)));
+      } else if (n.rfind("scaler.e_s", 0) == 0) {
+        const std::string j = n.substr(10);
+        const uint64_t x = when("scaler", gi);
+        const ScaleProduct s = scale_product(dp.scale_fmt, v.u("scaler.sa" + j, x), v.u("scaler.sb" + j, x));
+        got = s.cls == Class::Normal ? std::to_string(v.i32(n, x)) : s.cls == Class::Zero ? "zero" : "nan";
+      } else if (n.rfind("grouper.s", 0) == 0) {
+        got = fixed(n, when("grouper", gi));
+      } else if (n.rfind("grouper.e", 0) == 0) {
+        const int e = v.i32(n, when("grouper", gi));
+        got = std::to_string(e) + (e == dp.emin_lim && want.find("e_zero") != std::string::npos ? " (e_zero)" : "");
       } else if (n == "specials.kind") {
         const int k = static_cast<int>(v.u("specials.kind", when(dp.adder == AdderKind::Fused ? "aligner" : dp.adder == AdderKind::Exact ? "adder" : "adder_l0", gi)));
         got = k == 1 ? "nan_in" : k == 2 ? "invalid" : "inf";

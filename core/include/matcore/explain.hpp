@@ -22,6 +22,7 @@ struct ExplainSample {
   uint64_t c = 0;                ///< out_fmt bit pattern (as mc::dot takes it)
   uint64_t observed = 0;         ///< stored width: binary32 (binary16 results widened) or binary64
   bool has_observed = false;     ///< observed was given (a d file or --d)
+  std::vector<uint64_t> sa, sb;  ///< block scales (scaled datapaths; empty: 1.0)
 };
 
 /// A preset with one parameter changed.
@@ -83,7 +84,8 @@ std::vector<ExplainSample> load_dir_samples(const Datapath& dp, const std::strin
 std::vector<ExplainSample> command_line_samples(const Datapath& dp, const std::string& file,
                                                 const std::string& samples, bool need_d,
                                                 const std::string& a, const std::string& b,
-                                                const std::string& c);
+                                                const std::string& c, const std::string& sa = "",
+                                                const std::string& sb = "");
 
 namespace cli {
 class Program;

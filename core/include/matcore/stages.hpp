@@ -321,8 +321,9 @@ inline Product scale_term(const Product& p, const ScaleProduct& s) {
     case Class::Zero: return r;
     default: break;
   }
-  if (s.cls == Class::Zero) {
+  if (s.cls == Class::Zero) {  // +0: a finite nonzero product leaves the zero sum positive
     r.cls = Class::Zero;
+    r.sign = false;
     r.sig = 0;
     return r;
   }

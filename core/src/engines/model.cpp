@@ -88,19 +88,13 @@ ScaleProduct block_scale(const Datapath& dp, const Group& g, int j, Trace* tr, c
   return scale_product(dp.scale_fmt, x, y);
 }
 
-std::string render_scale(const ScaleProduct& s) {
-  if (s.cls == Class::NaN) return "nan";
-  if (s.cls == Class::Zero) return "0";
-  return "0x" + to_hex(s.sig) + "*2^" + std::to_string(s.exp - s.frac);
-}
-
 /// ST-FDPA: every product times its block's alpha * beta (exact; the exponents add).
 void scaler(const Datapath& dp, const StageStep&, Group& g, Trace* tr) {
   const int blk = dp.scale_block;
   for (int i = 0, local = 0; i < g.n; ++local) {
     const int j = (g.k0 + i) / blk, end = std::min(g.n, (j + 1) * blk - g.k0);
     const ScaleProduct s = block_scale(dp, g, j, tr, "scaler", local);
-    if (tr) tr->add("scaler.e_s" + std::to_string(local), s.cls == Class::Normal ? std::to_string(s.exp) + " (scale " + render_scale(s) + ")" : render_scale(s));
+    if (tr) tr->add("scaler.e_s" + std::to_string(local), s.cls == Class::Normal ? std::to_string(s.exp) : s.cls == Class::Zero ? "zero" : "nan");
     for (; i < end; ++i) g.t[i] = scale_term(g.t[i], s);
   }
 }
@@ -114,12 +108,12 @@ void grouper(const Datapath& dp, const StageStep&, Group& g, Trace* tr) {
     const int n = std::min(G, g.n - i);
     const ScaleProduct s = block_scale(dp, g, (g.k0 + i) / blk, tr, "grouper", m);
     const Product t = group_term(g.t + i, n, s);
-    if (tr) {
+    if (tr) {  // the group term S * alpha.sig * beta.sig at its alignment exponent
       const std::string l = std::to_string(m);
-      bool finite = true;
-      for (int k = 0; k < n; ++k) finite &= g.t[i + k].cls == Class::Normal || g.t[i + k].cls == Class::Zero;
-      if (finite) tr->add("grouper.s" + l, render(group_sum(g.t + i, n)));
-      tr->add("grouper.e" + l, t.cls == Class::Normal ? std::to_string(t.exp) : t.cls == Class::Zero ? "e_zero" : to_string(t.cls));
+      const i128 v = static_cast<i128>(t.sig);
+      if (t.cls == Class::Normal) tr->add("grouper.s" + l, render(Fixed{t.sign ? -v : v, t.exp, t.frac}));
+      tr->add("grouper.e" + l, t.cls == Class::Normal ? std::to_string(t.exp)
+                               : t.cls == Class::Zero ? std::to_string(dp.emin_lim) + " (e_zero)" : to_string(t.cls));
     }
     g.t[m] = t;
   }

@@ -187,9 +187,15 @@ Product group_term(const Product* p, int n, const ScaleProduct& s) {
     r.invalid = s.cls == Class::Zero;
     return r;
   }
-  bool any = false;
-  for (int i = 0; i < n; ++i) any |= p[i].cls == Class::Normal;
-  if (!any || s.cls == Class::Zero) return r;  // a Zero term: it reads e_zero
+  bool any = false, all_neg = true;
+  for (int i = 0; i < n; ++i) {
+    any |= p[i].cls == Class::Normal;
+    all_neg &= p[i].sign;
+  }
+  // a Zero term (it reads e_zero): -0 only for a group of -0 products, so that the sign of an
+  // exact zero sum over the terms is the one over the products (zero_sum_sign)
+  if (!any) { r.sign = all_neg && n > 0; return r; }
+  if (s.cls == Class::Zero) return r;
   const Fixed f = group_sum(p, n);
   r.cls = Class::Normal;  // also when the group cancels to 0: it keeps its scale exponent
   r.sign = f.v < 0;

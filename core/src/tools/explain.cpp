@@ -164,6 +164,16 @@ std::vector<ExplainSample> load_dir_samples(const Datapath& dp, const std::strin
     throw InputError("sample counts differ: " + pa + " has " + std::to_string(n) + ", " + pb + " " +
                      std::to_string(B.samples()) + ", " + pc + " " + std::to_string(C.size()) +
                      (have_d ? ", " + pd + " " + std::to_string(D.size()) : std::string()));
+  // block scales: DIR/sa.txt and DIR/sb.txt
+  ScaleFile SA, SB;
+  const int per = scales_per_sample(dp, A.K);
+  if (dp.scaled()) {
+    SA = read_scale_file(dir + "/sa.txt", per, dp.scale_fmt);
+    SB = read_scale_file(dir + "/sb.txt", per, dp.scale_fmt);
+    if (SA.samples() != n || SB.samples() != n)
+      throw InputError("sample counts differ: " + pa + " has " + std::to_string(n) + ", " + dir + "/sa.txt " +
+                       std::to_string(SA.samples()) + ", " + dir + "/sb.txt " + std::to_string(SB.samples()));
+  }
   std::vector<ExplainSample> out;
   for (uint64_t i : idx) {
     if (i >= n)
@@ -185,6 +195,10 @@ std::vector<ExplainSample> load_dir_samples(const Datapath& dp, const std::strin
       s.observed = D[i];
       s.has_observed = true;
     }
+    if (dp.scaled()) {
+      s.sa.assign(SA.v.begin() + i * per, SA.v.begin() + (i + 1) * per);
+      s.sb.assign(SB.v.begin() + i * per, SB.v.begin() + (i + 1) * per);
+    }
     out.push_back(s);
   }
   return out;
@@ -193,7 +207,8 @@ std::vector<ExplainSample> load_dir_samples(const Datapath& dp, const std::strin
 std::vector<ExplainSample> command_line_samples(const Datapath& dp, const std::string& file,
                                                 const std::string& samples, bool need_d,
                                                 const std::string& a, const std::string& b,
-                                                const std::string& c) {
+                                                const std::string& c, const std::string& sa,
+                                                const std::string& sb) {
   std::vector<std::string> notes;
   std::vector<ExplainSample> list;
   if (!file.empty()) {
@@ -208,6 +223,11 @@ std::vector<ExplainSample> command_line_samples(const Datapath& dp, const std::s
     s.a = op.a;
     s.b = op.b;
     s.c = op.c;
+    const int K = static_cast<int>(op.a.size());
+    if (!dp.scaled() && (!sa.empty() || !sb.empty()))
+      throw InputError("--sa/--sb: datapath " + dp.name() + " has no block scales");
+    if (!sa.empty()) s.sa = parse_scale_list(dp, sa, K, "--sa");
+    if (!sb.empty()) s.sb = parse_scale_list(dp, sb, K, "--sb");
     list.push_back(s);
   }
   for (const std::string& n : notes) std::fprintf(stderr, "note: %s\n", n.c_str());

@@ -44,6 +44,9 @@ struct OperandBus {
   int n = 0;
   std::array<uint64_t, kLanes> a{}, b{};  ///< a_fmt / b_fmt bit patterns
   uint64_t c = 0;                         ///< the group's c in out_fmt (fed back after group 0)
+  int k0 = 0;                             ///< k of the group's first element
+  int ns = 0;                             ///< block scales of the blocks this group covers
+  std::array<uint64_t, kLanes> sa{}, sb{};  ///< their patterns (scale_fmt), block k0/scale_block first
   bool operator==(const OperandBus& o) const { return seq == o.seq; }
 };
 
@@ -56,6 +59,8 @@ struct ProductBus {
   mc::Product c{};  ///< the addend term
   int pairs = 0;  ///< pairwise level: number of pair sums in pair_bits (0: passed through)
   std::array<uint64_t, kLanes / 2> pair_bits{};
+  int k0 = 0, ns = 0;                        ///< block scales, as on the OperandBus
+  std::array<uint64_t, kLanes> sa{}, sb{};
   bool operator==(const ProductBus& o) const { return seq == o.seq; }
 };
 

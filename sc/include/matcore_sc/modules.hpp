@@ -151,6 +151,20 @@ struct CFinal : Stage<ResultBus, ResultBus> {
   void compute(const Ctl& c, const ResultBus& x, ResultBus& y) override;
 };
 
+/// Block scales (ST-FDPA): every product times its block's alpha * beta (scale_product,
+/// scale_term); the scales pass on.
+struct Scaler : Stage<ProductBus, ProductBus> {
+  using Stage::Stage;
+  void compute(const Ctl& c, const ProductBus& x, ProductBus& y) override;
+};
+
+/// Group sums (GST-FDPA): every G products summed exactly and scaled (group_term); the lanes
+/// of the output are the groups, aligned at their scale exponents by the next stage.
+struct Grouper : Stage<ProductBus, ProductBus> {
+  using Stage::Stage;
+  void compute(const Ctl& c, const ProductBus& x, ProductBus& y) override;
+};
+
 /// Output converter: the result widened to the stored width (binary16 -> binary32).
 struct OutConv : Stage<ResultBus, ResultBus> {
   using Stage::Stage;
@@ -162,6 +176,7 @@ struct Job {
   uint32_t tag = 0;
   std::vector<uint64_t> a, b;
   uint64_t c = 0;
+  std::vector<uint64_t> sa, sb;  ///< block scales (ceil(K / scale_block) each); empty: 1.0
 };
 
 /// Issue stage and scheduler. Every cycle it launches one group: the next group of the oldest
