@@ -3,6 +3,8 @@
 // written out here per family rather than read back from the presets.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <string>
@@ -184,7 +186,9 @@ TEST(Presets, ArchitectureFactsAreFields) {
     EXPECT_NE(i->a_type, "tf32") << i->name;
     ++mma;
   }
-  EXPECT_EQ(mma, 8);  // m16n8k8 and m16n8k16 of f16 and bf16, m16n8k32 of the four fp8 pairs
+  // m16n8k8 and m16n8k16 of f16 and bf16, m16n8k32 of the four fp8 pairs and of the 21 fp6/fp4
+  // pairs (kind::f8f6f4), the 25 mxf8f6f4 block_scale forms and the three fp4 block_scale ones
+  EXPECT_EQ(mma, 8 + 21 + 25 + 3);
   // the same family without the restriction (b200) keeps tcgen05 and tf32
   bool b200_wgmma = false, b200_tf32 = false;
   for (const Instruction* i : instructions_for("b200")) {
@@ -197,7 +201,7 @@ TEST(Presets, ArchitectureFactsAreFields) {
 
 TEST(Presets, EveryPresetIsConsistent) {
   for (const Datapath& d : all_presets()) EXPECT_NO_THROW(validate_datapath(d)) << d.name();
-  EXPECT_EQ(arch_names().size(), 14u);
+  EXPECT_EQ(arch_names().size(), 15u);
 }
 
 // The pipeline of each family, as the paper draws it: CDNA1 one exact sum (section 4.1);
@@ -253,4 +257,62 @@ TEST(Plan, TraceRowsAreSignalsOfThePlan) {
       }
     }
   }
+}
+
+// Turing (T4) fp16 mma: L = 8, F = 24, toward zero; the spec's Eq. 10 example gives -0.5 (the
+// Turing/Ampere/Ada value: F = 24 keeps 2^-1 below 2^23 but not 2^-2).
+TEST(Presets, TuringFollowsThePublishedExample) {
+  const Datapath& t4 = find_preset("t4", "fp16");
+  EXPECT_EQ(t4.n_fma, 8);
+  EXPECT_EQ(t4.k_default, 8);
+  const uint64_t a[8] = {0xF000, 0xB800, 0xB400, 0xB000, 0, 0, 0, 0};  // -2^13, -0.5, -0.25, -0.125
+  const uint64_t b[8] = {0x6400, 0x3C00, 0x3C00, 0x3C00, 0, 0, 0, 0};  // 2^10, 1, 1, 1
+  EXPECT_EQ(dot(t4, a, b, 8, 0x4B000000), 0xBF000000u);                // -0.5
+  EXPECT_EQ(dot(find_preset("v100", "fp16"), a, b, 4, 0x4B000000), 0x00000000u);  // Volta: 0
+  EXPECT_EQ(dot(find_preset("h100", "fp16"), a, b, 8, 0x4B000000), 0xBF400000u);  // Hopper: -0.75
+  EXPECT_EQ(instructions_for("t4").size(), 1u);
+}
+
+// NVIDIA fp64 (DMMA): a chain of IEEE binary64 FMAs in k order, RNE, subnormals kept. Checked
+// against the host's own fma() (an independent IEEE implementation) on random finite samples
+// spread over the whole exponent range, subnormals and cancellations included.
+TEST(Presets, NvidiaFp64IsAChainOfFmas) {
+  std::mt19937_64 g(64);
+  for (const char* arch : {"a100", "h100", "b200"}) {
+    const Datapath& dp = find_preset(arch, "fp64");
+    EXPECT_EQ(dp.out_fmt, kBinary64);
+    int checked = 0;
+    for (int s = 0; s < 20000; ++s) {
+      const int K = 1 + static_cast<int>(g() % 8);
+      std::vector<uint64_t> a(K), b(K);
+      auto draw = [&] {
+        // exponent within +-600 (products stay finite), or a subnormal, or a plain small value
+        const uint64_t m = g() & 0x000FFFFFFFFFFFFFull, sgn = g() & 0x8000000000000000ull;
+        const uint64_t e = g() % 8 == 0 ? 0 : 1023 - 600 + g() % 1200;
+        return sgn | (e << 52) | m;
+      };
+      for (int k = 0; k < K; ++k) {
+        a[k] = draw();
+        b[k] = k > 0 && g() % 4 == 0 ? (b[k - 1] ^ 0x8000000000000000ull) : draw();  // cancellations
+        if (k > 0 && g() % 4 == 0) a[k] = a[k - 1];
+      }
+      const uint64_t c = draw();
+      double acc;
+      std::memcpy(&acc, &c, 8);
+      for (int k = 0; k < K; ++k) {
+        double x, y;
+        std::memcpy(&x, &a[k], 8);
+        std::memcpy(&y, &b[k], 8);
+        acc = std::fma(x, y, acc);
+      }
+      if (std::isnan(acc) || std::isinf(acc)) continue;
+      uint64_t want;
+      std::memcpy(&want, &acc, 8);
+      ASSERT_EQ(dot(dp, a.data(), b.data(), K, c), want) << arch << " sample " << s;
+      ++checked;
+    }
+    EXPECT_GT(checked, 19000);
+  }
+  const uint64_t inf = 0x7FF0000000000000ull, zero = 0;
+  EXPECT_EQ(dot(find_preset("a100", "fp64"), &inf, &zero, 1, 0), 0x7FFFFFFFFFFFFFFFull);  // Inf * 0
 }

@@ -12,7 +12,8 @@ namespace mc {
 struct Instruction {
   std::string name;      ///< e.g. "v_mfma_f32_32x32x8f16", "mma.m16n8k16.f32.f16"
   std::string vendor;    ///< "amd" or "nvidia"
-  std::string families;  ///< comma list: "cdna1,cdna2,cdna3", "ampere,ada,hopper,..."
+  std::string families;  ///< comma list: "cdna1,cdna2,cdna3", "ampere,ada,hopper,..." (or
+                         ///< architectures: "rtxpro6000" for its sm_120a-only forms)
   std::string a_type, b_type, out_type;
   int m = 0, n = 0, k = 0, blocks = 1;
   std::string builtin;   ///< AMD clang builtin / NVIDIA PTX mnemonic

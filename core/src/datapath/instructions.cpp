@@ -24,9 +24,11 @@ std::vector<Instruction> build() {
     v.push_back(Instruction{name, "nvidia", fam, at, bt, "fp32", m, n, k, 1, name});
   };
   nv("mma.m8n8k4.f32.f16", "volta", "fp16", "fp16", 8, 8, 4);
+  nv("mma.m8n8k4.f64", "ampere,hopper,blackwell", "fp64", "fp64", 8, 8, 4);
+  v.back().out_type = "fp64";
   for (const char* t : {"f16", "bf16"}) {
     const std::string ty = std::string(t) == "f16" ? "fp16" : "bf16";
-    nv(std::string("mma.m16n8k8.f32.") + t, "ampere,ada,hopper,blackwell", ty, ty, 16, 8, 8);
+    nv(std::string("mma.m16n8k8.f32.") + t, "turing,ampere,ada,hopper,blackwell", ty, ty, 16, 8, 8);
     nv(std::string("mma.m16n8k16.f32.") + t, "ampere,ada,hopper,blackwell", ty, ty, 16, 8, 16);
     nv(std::string("wgmma.m64n256k16.f32.") + t, "hopper", ty, ty, 64, 256, 16);
     nv(std::string("tcgen05.mma.kind::f16.k16.") + t, "blackwell", ty, ty, 128, 256, 16);
@@ -35,13 +37,31 @@ std::vector<Instruction> build() {
   nv("mma.m16n8k8.f32.tf32", "ampere,ada,hopper,blackwell", "tf32", "tf32", 16, 8, 8);
   nv("wgmma.m64n256k8.f32.tf32", "hopper", "tf32", "tf32", 64, 256, 8);
   nv("tcgen05.mma.kind::tf32.k8", "blackwell", "tf32", "tf32", 128, 256, 8);
-  for (const char* a : {"e4m3", "e5m2"})
-    for (const char* b : {"e4m3", "e5m2"}) {
+  const char* f8f6f4[] = {"e4m3", "e5m2", "e3m2", "e2m3", "e2m1"};
+  for (const char* a : f8f6f4)
+    for (const char* b : f8f6f4) {
       const std::string sfx = std::string(a) + "." + b;
-      nv("mma.m16n8k32.f32." + sfx, "ada,hopper,blackwell", a, b, 16, 8, 32);
-      nv("wgmma.m64n256k32.f32." + sfx, "hopper", a, b, 64, 256, 32);
+      const bool f8 = sfx.find("e3") == std::string::npos && sfx.find("e2") == std::string::npos;
+      if (f8) {
+        nv("mma.m16n8k32.f32." + sfx, "ada,hopper,blackwell", a, b, 16, 8, 32);
+        nv("wgmma.m64n256k32.f32." + sfx, "hopper", a, b, 64, 256, 32);
+      } else {  // sm_120a: mma.sync kind::f8f6f4 with fp6/fp4 operands
+        nv("mma.m16n8k32.kind::f8f6f4.f32." + sfx, "rtxpro6000", a, b, 16, 8, 32);
+      }
       nv("tcgen05.mma.kind::f8f6f4.k32." + sfx, "blackwell", a, b, 128, 256, 32);
+      // block-scaled (E8M0 per 32): the type names the scaled preset, mxf8f6f4.<a>.<b>
+      const std::string mx = "mxf8f6f4." + sfx;
+      nv("tcgen05.mma.kind::mxf8f6f4.block_scale.block32." + sfx + ".ue8m0", "blackwell", mx, mx, 128, 256, 32);
+      nv("mma.m16n8k32.kind::mxf8f6f4.block_scale.scale_vec::1X.f32." + sfx + ".ue8m0", "rtxpro6000", mx, mx, 16, 8, 32);
     }
+  // fp4 block-scaled kinds, K = 64
+  nv("tcgen05.mma.kind::mxf4.block_scale.block32.e2m1.ue8m0", "blackwell", "mxf4", "mxf4", 128, 256, 64);
+  nv("tcgen05.mma.kind::mxf4nvf4.block_scale.block16.e2m1.ue8m0", "blackwell", "mxf4nvf4.e8m0", "mxf4nvf4.e8m0", 128, 256, 64);
+  nv("tcgen05.mma.kind::mxf4nvf4.block_scale.block16.e2m1.ue4m3", "blackwell", "nvfp4", "nvfp4", 128, 256, 64);
+  nv("mma.m16n8k64.kind::mxf4.block_scale.scale_vec::2X.f32.e2m1.e2m1.ue8m0", "rtxpro6000", "mxf4", "mxf4", 16, 8, 64);
+  nv("mma.m16n8k64.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.ue8m0", "rtxpro6000", "mxf4nvf4.e8m0",
+     "mxf4nvf4.e8m0", 16, 8, 64);
+  nv("mma.m16n8k64.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.ue4m3", "rtxpro6000", "nvfp4", "nvfp4", 16, 8, 64);
   return v;
 }
 
@@ -90,7 +110,8 @@ std::vector<const Instruction*> instructions_for(const std::string& arch) {
   const Datapath& p = first_preset(arch);
   std::vector<const Instruction*> r;
   for (const Instruction& i : all_instructions()) {
-    if (!has_family(i.families, p.family)) continue;
+    // an instruction names the families it exists on, or single architectures (sm_120a)
+    if (!has_family(i.families, p.family) && !has_family(i.families, arch)) continue;
     // the architecture's own restrictions (presets): its instruction classes, its input types
     if (!p.instr_classes.empty() && !has_family(p.instr_classes, i.name.substr(0, i.name.find('.')))) continue;
     if (!has_type(arch, i.type())) continue;
@@ -102,7 +123,7 @@ std::vector<const Instruction*> instructions_for(const std::string& arch) {
 Datapath instruction_datapath(const std::string& arch, const Instruction& instr,
                               const std::string& out) {
   const std::string fam = family_of(arch);
-  if (!has_family(instr.families, fam))
+  if (!has_family(instr.families, fam) && !has_family(instr.families, arch))
     throw std::invalid_argument("instruction " + instr.name + " does not exist on " + arch +
                                 " (" + fam + "; it is on " + instr.families + ")");
   std::string variant;

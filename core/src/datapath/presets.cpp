@@ -171,6 +171,25 @@ void add_fp8(std::vector<Datapath>& v, const Datapath& b, int L, int F, int k, i
     }
 }
 
+/// NVIDIA fp64 (DMMA, mma.sync.m8n8k4.f64, sm_80 and later): a chain of IEEE binary64 fused
+/// multiply-adds in k order, c = fma(a_k, b_k, c), round to nearest even, subnormals kept
+/// (../shared/spec/block-scaled.md). NaN results: the canonical 0x7FFFFFFFFFFFFFFF
+/// (docs/decisions.md: an assumption; PTX propagates fp64 NaN payloads, not modelled).
+Datapath nv_fp64(Datapath d) {
+  d.type = "fp64";
+  d.a_fmt = d.b_fmt = d.out_fmt = kBinary64;
+  d.adder = AdderKind::Exact;
+  d.n_fma = 1;
+  d.k_default = 4;
+  d.emin_lim = kNone;
+  d.out_round = Rounding::RNE;
+  d.overflow_to_inf = false;
+  d.nan_invalid = d.nan_propagate = 0x7FFFFFFFFFFFFFFFull;
+  d.half_out = false;
+  d.variant.clear();
+  return d;
+}
+
 /// The block-scaled types of a Blackwell datapath (../shared/spec/block-scaled.md; published
 /// descriptions, no hardware data here):
 ///   mxf8f6f4.<a>.<b>  ST-FDPA: E8M0 per 32, K = L = 32, F = 25, e_zero = -133 (b's emin_lim)
@@ -226,11 +245,17 @@ std::vector<Datapath> build() {
     Datapath b = nv_base("v100", "volta", -131);
     v.push_back(nv(b, "fp16", kBinary16, kBinary16, 4, 23, 4));
   }
+  {  // Turing (T4, sm_75): fp16 mma.m16n8k8 / wmma, L = 8, F = 24 (published description, no data)
+    Datapath b = nv_base("t4", "turing", -132);
+    b.instr_classes = "mma";
+    v.push_back(nv(b, "fp16", kBinary16, kBinary16, 8, 24, 8));
+  }
   for (const char* arch : {"a100", "a2", "a30"}) {  // Ampere
     Datapath b = nv_base(arch, "ampere", -132);
     v.push_back(nv(b, "fp16", kBinary16, kBinary16, 8, 24, 8));
     v.push_back(nv(b, "bf16", kBfloat16, kBfloat16, 8, 24, 8));
     v.push_back(nv(b, "tf32", kTf32, kTf32, 4, 24, 4));
+    if (std::string(arch) == "a100") v.push_back(nv_fp64(b));
   }
   {  // Ada (L40S)
     Datapath b = nv_base("l40s", "ada", -132);
@@ -246,6 +271,7 @@ std::vector<Datapath> build() {
     v.push_back(nv(b, "tf32", kTf32, kTf32, 8, 25, 8));
     add_fp8(v, b, 32, 13, 32, 13, "wgmma");  // the fp32-output data: wgmma with c = 0
     add_fp8_hmma(v, b);                      // the fp16-output data: mma.sync
+    v.push_back(nv_fp64(b));
   }
   {  // Blackwell datacentre
     Datapath b = nv_base("b200", "blackwell", -133);
@@ -253,6 +279,7 @@ std::vector<Datapath> build() {
     v.push_back(nv(b, "bf16", kBfloat16, kBfloat16, 16, 25, 16));
     v.push_back(nv(b, "tf32", kTf32, kTf32, 8, 25, 8));
     add_fp8_hmma(v, b);                        // mma.sync: all the B200 hardware data
+    v.push_back(nv_fp64(b));
     // tcgen05 kind::f8f6f4 (T-FDPA, L = 32, F = 25): published description (MMA-Sim), no data
     // here; fp6/fp4 elements as in ../shared/spec/block-scaled.md (docs/decisions.md)
     add_fp8(v, b, 32, 25, 32, -1, "tcgen05", true);

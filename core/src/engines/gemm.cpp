@@ -18,6 +18,8 @@ void check(bool ok, const std::string& what) {
 
 Matrix mfma(const Datapath& dp, const Instruction& in, const Matrix& A, const Matrix& B,
             const Matrix& C) {
+  check(!dp.scaled(), "mfma: " + dp.name() + " is block-scaled; scale matrices are not taken yet (issue 27): "
+                      "run its samples with matcore run/validate and sa.txt/sb.txt");
   const int M = in.m, N = in.n, K = in.k, nb = in.blocks;
   check(A.rows == nb * M && A.cols == K,
         "A must be " + std::to_string(nb * M) + " x " + std::to_string(K) + " for " + in.name +
@@ -50,6 +52,8 @@ Matrix gemm(const Datapath& dp, int instr_k, const Matrix& A, const Matrix& B, c
   check(C.rows == A.rows && C.cols == B.cols,
         "gemm: C must be " + std::to_string(A.rows) + " x " + std::to_string(B.cols));
   check(instr_k >= 1, "gemm: instruction k must be positive");
+  check(!dp.scaled(), "gemm: " + dp.name() + " is block-scaled; scale matrices are not taken yet (issue 27): "
+                      "run its samples with matcore run/validate and sa.txt/sb.txt");
   const int M = A.rows, N = B.cols, K = A.cols;
   // K is processed in steps of the instruction's k, each step one dot() whose groups of n_fma
   // never straddle two instructions; the result of a step is the next step's c. A K that is
