@@ -125,8 +125,24 @@ Datapath with_fields(const Datapath& dp, const py::kwargs& kw) {
   return v;
 }
 
-/// a, b: (N, K) bit patterns; c: (N,) or None (zeros). Returns (N,) out_fmt bit patterns.
-U64 py_dot(const Datapath& dp, const py::handle& ah, const py::handle& bh, const py::handle& ch, unsigned threads) {
+/// The block scales of a block-scaled datapath: (N, ceil(K / scale_block)) patterns of scale_fmt,
+/// or None (unit scales). Empty when dp has no scales (and then sa/sb must be None).
+U64 scales_arg(const Datapath& dp, const py::handle& h, const char* what, size_t N, int K) {
+  if (h.is_none()) return U64();
+  if (!dp.scaled()) throw py::value_error(std::string(what) + ": datapath " + dp.name() + " has no block scales");
+  const U64 s = bits_arg(h, what);
+  const int per = scales_per_sample(dp, K);
+  if (s.ndim() != 2 || static_cast<size_t>(s.shape(0)) != N || s.shape(1) != per)
+    throw py::value_error(std::string(what) + " must be (" + std::to_string(N) + ", " + std::to_string(per) +
+                          "): one " + dp.scale_fmt.name + " scale per " + std::to_string(dp.scale_block) + " elements");
+  check_width(s, dp.scale_fmt, what);
+  return s;
+}
+
+/// a, b: (N, K) bit patterns; c: (N,) or None (zeros); sa, sb: block scales or None. Returns
+/// (N,) out_fmt bit patterns.
+U64 py_dot(const Datapath& dp, const py::handle& ah, const py::handle& bh, const py::handle& ch, unsigned threads,
+           const py::handle& sah, const py::handle& sbh) {
   const U64 a = bits_arg(ah, "a"), b = bits_arg(bh, "b");
   if (a.ndim() != 2 || b.ndim() != 2) throw py::value_error("a and b must be 2-D (samples, K)");
   if (a.shape(0) != b.shape(0) || a.shape(1) != b.shape(1))
@@ -149,6 +165,16 @@ U64 py_dot(const Datapath& dp, const py::handle& ah, const py::handle& bh, const
   U64 d(static_cast<py::ssize_t>(N));
   const uint64_t *ap = a.data(), *bp = b.data();
   uint64_t* dp_out = d.mutable_data();
+  const U64 sa = scales_arg(dp, sah, "sa", N, K), sb = scales_arg(dp, sbh, "sb", N, K);
+  if (dp.scaled()) {  // the reference stages (no fast kernel takes scales yet)
+    const int per = scales_per_sample(dp, K);
+    const uint64_t *sap = sa.size() ? sa.data() : nullptr, *sbp = sb.size() ? sb.data() : nullptr;
+    parallel_for(N, threads, [&](size_t i) {
+      const ScaleRefs r{sap ? sap + i * per : nullptr, sbp ? sbp + i * per : nullptr};
+      dp_out[i] = dot(dp, ap + i * K, bp + i * K, K, cp ? cp[i] : 0, r);
+    });
+    return d;
+  }
   const FastDot fd(dp);
   std::vector<uint64_t> zeros(cp ? 0 : std::min<size_t>(N, 1024), 0);
   const size_t chunks = (N + 1023) / 1024;
@@ -257,8 +283,10 @@ PYBIND11_MODULE(matcore, m) {
   });
 
   m.def("dot", &py_dot, py::arg("dp"), py::arg("a"), py::arg("b"), py::arg("c") = py::none(), py::arg("threads") = 0,
+        py::arg("sa") = py::none(), py::arg("sb") = py::none(),
         "d = a.b + c for every sample: a, b (N, K) uint64 bit patterns of a_fmt / b_fmt, c (N,) of out_fmt "
-        "(None: +0); k chained in groups of n_fma as the hardware does. Returns (N,) out_fmt bit patterns.");
+        "(None: +0); k chained in groups of n_fma as the hardware does; sa, sb: the block scales of a "
+        "block-scaled type, (N, ceil(K / scale_block)) patterns of scale_fmt (None: 1). Returns (N,) out_fmt bit patterns.");
 
   m.def(
       "gemm",
@@ -338,8 +366,8 @@ PYBIND11_MODULE(matcore, m) {
   m.def(
       "validate",
       [](const Datapath& dp, const py::handle& a, const py::handle& b, const py::handle& c, const py::handle& dh,
-         unsigned threads, size_t show) {
-        const U64 got = py_dot(dp, a, b, c, threads);
+         unsigned threads, size_t show, const py::handle& sa, const py::handle& sb) {
+        const U64 got = py_dot(dp, a, b, c, threads, sa, sb);
         const U64 d = bits_arg(dh, "d");
         if (d.ndim() != 1 || d.shape(0) != got.shape(0)) throw py::value_error("d must be 1-D with one value per sample");
         check_width(d, dp.out_fmt, "d");
@@ -356,7 +384,9 @@ PYBIND11_MODULE(matcore, m) {
         return r;
       },
       py::arg("dp"), py::arg("a"), py::arg("b"), py::arg("c"), py::arg("d"), py::arg("threads") = 0, py::arg("show") = 10,
-      "the model's d against given d for every sample (bit for bit): {'samples', 'mismatches', 'first': [(i, model, given)]}");
+      py::arg("sa") = py::none(), py::arg("sb") = py::none(),
+      "the model's d against given d for every sample (bit for bit): {'samples', 'mismatches', 'first': [(i, model, given)]}; "
+      "sa, sb: block scales as for dot");
 
   m.def(
       "trace",

@@ -60,6 +60,35 @@ def test_dot_is_the_cli_bit_for_bit():
             assert np.array_equal(matcore.dot(dp, a, b, c, threads=1), matcore.dot(dp, a, b, c, threads=3))
 
 
+def test_block_scaled_dot_is_the_cli_bit_for_bit():
+    """dot(dp, a, b, c, sa=, sb=): the block scales as (N, K / scale_block) arrays, equal to
+    matcore run over sa.txt / sb.txt; the spec's GST-FDPA example; bad scale arrays raise."""
+    with tempfile.TemporaryDirectory() as d:
+        for arch, typ in [("b200", "nvfp4"), ("rtxpro6000", "mxf8f6f4.e4m3.e2m1"), ("b200", "mxf4")]:
+            cli("sample", "--arch", arch, "--type", typ, "--n", "500", "--out", d)
+            cli("run", "--arch", arch, "--type", typ, "--a", d + "/a.txt", "--b", d + "/b.txt", "--c", d + "/c.txt",
+                "--d", d + "/d.txt")
+            dp = matcore.preset(arch, typ)
+            a, b = read_hex(d + "/a.txt"), read_hex(d + "/b.txt")
+            c, want = read_hex(d + "/c.txt")[:, 0], read_hex(d + "/d.txt")[:, 0]
+            sa, sb = read_hex(d + "/sa.txt"), read_hex(d + "/sb.txt")
+            assert np.array_equal(matcore.dot(dp, a, b, c, sa=sa, sb=sb), want), (arch, typ)
+            assert matcore.validate(dp, a, b, c, want, sa=sa, sb=sb)["mismatches"] == 0
+            assert matcore.validate(dp, a, b, c, want)["mismatches"] > 0  # unit scales differ
+    dp = matcore.preset("b200", "mxf4nvf4.e8m0")
+    a = np.zeros((1, 64), dtype=np.uint64)
+    b = np.zeros((1, 64), dtype=np.uint64)
+    a[0, [0, 16, 17, 18]] = [0xE, 0xA, 0xA, 0x9]   # -4, -1, -1, -0.5
+    b[0, [0, 16, 17, 18]] = [0x6, 0x2, 0x1, 0x1]   # 4, 1, 0.5, 0.5
+    sa = np.array([[127 + 11, 127, 127, 127]], dtype=np.uint64)
+    sb = np.array([[127 + 8, 126, 127, 127]], dtype=np.uint64)
+    assert matcore.dot(dp, a, b, np.array([0x4B000000], dtype=np.uint64), sa=sa, sb=sb)[0] == 0xBF600000  # -0.875
+    with pytest.raises(ValueError, match="sa must be"):
+        matcore.dot(dp, a, b, None, sa=sa[:, :2], sb=sb)
+    with pytest.raises(ValueError, match="no block scales"):
+        matcore.dot(matcore.preset("b200", "e2m1"), a, b, None, sa=sa)
+
+
 @pytest.mark.parametrize("gpu,fmt,arch,k", [("H100", "fp16", "h100", 16), ("A100", "bf16", "a100", 8),
                                             ("V100", "fp16", "v100", 4), ("B200", "E5M2", "b200", 32)])
 def test_hardware_sets(gpu, fmt, arch, k):
