@@ -65,6 +65,15 @@ struct ListCmd {
         std::printf("  %-9s e=%-2d m=%-2d bias=%-4d %-6s %s\n", n.c_str(), f.ebits, f.mbits, f.bias, to_string(f.enc),
                     to_decimal(f, f.max_finite_bits()).c_str());
       }
+      std::printf("block-scale formats (scale_fmt of the block-scaled types; docs/blockscaled.md):\n");
+      for (const std::string& n : scale_format_names()) {
+        const Format& f = format_by_name(n);
+        if (f.name != n) continue;  // ue8m0 = e8m0
+        std::printf("  %-9s e=%-2d m=%-2d bias=%-4d %-6s %s .. %s, %s\n", n.c_str(), f.ebits, f.mbits, f.bias,
+                    to_string(f.enc), to_decimal(f, f.enc == Encoding::Pow2 ? 0 : 1).c_str(),
+                    to_decimal(f, f.max_finite_bits()).c_str(),
+                    f.sign == Sign::None ? "no sign, no zero" : "sign bit ignored, zero and subnormals");
+      }
     }
     if (what == "archs" || what == "types" || what == "all") {
       std::printf("architectures and input types:\n");

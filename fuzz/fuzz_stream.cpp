@@ -31,7 +31,7 @@ std::vector<std::pair<std::string, std::string>> preset_table() {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const mc_fuzz::TempFile fa("a"), fb("b"), fc("c"), fd("d"), fo("out");
+  static const mc_fuzz::TempFile fa("a"), fb("b"), fc("c"), fd("d"), fo("out"), fsa("sa"), fsb("sb");
   static const auto table = preset_table();
   mc_fuzz::Input in{data, size};
   const auto& pt = table[in.byte() % table.size()];
@@ -42,19 +42,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const size_t keep = flags >> 4;
   const int expect_k = mc_fuzz::expect_k(in.byte());
   const std::string rest = in.rest();
-  std::string part[4];
+  std::string part[6];  // a|b|c|d|sa|sb (the scale files: block-scaled presets)
   for (size_t i = 0, k = 0; i < rest.size(); ++i) {
-    if (rest[i] == '|' && k < 3) ++k;
+    if (rest[i] == '|' && k < 5) ++k;
     else part[k] += rest[i];
   }
   fa.write(part[0]);
   fb.write(part[1]);
   fc.write(part[2]);
   fd.write(part[3]);
+  fsa.write(part[4]);
+  fsb.write(part[5]);
+  const mc::ScaleFiles sf = dp.scaled() ? mc::ScaleFiles{fsa.path, fsb.path} : mc::ScaleFiles{};
   try {
     const mc::StreamResult r =
         mc::stream_files(dp, fa.path, fb.path, fc.path, no_d ? "" : fd.path,
-                         want_out ? fo.path : "", expect_k, zero_c, threads, keep, false);
+                         want_out ? fo.path : "", expect_k, zero_c, threads, keep, false, sf);
     if (r.first.size() > keep || r.mismatches > r.n) __builtin_trap();
     if (no_d && r.mismatches) __builtin_trap();
   } catch (const mc::InputError&) {
