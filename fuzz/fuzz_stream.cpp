@@ -4,7 +4,7 @@
 //   byte 1: bit 0: threads 1 / 2; bit 1: write the model's d to an output file; bit 2: zero_c;
 //           bit 3: no d file (nothing compared); bits 4-7: keep (0..15)
 //   byte 2: expect_k (mc_fuzz::expect_k: 0..64, or 2^16 / 2^20 for the bytes 254 / 255)
-//   rest  : the a, b, c and d files, separated by '|' (missing parts are empty files)
+//   rest  : the a, b, c, d, sa and sb files, separated by '|' (missing parts are empty files)
 // mc::InputError is the expected error path; any other exception, crash or hang is a bug.
 #include <string>
 #include <utility>
