@@ -16,7 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "matcore/explore.hpp"
 #include "matcore/fast.hpp"
+#include "matcore/fields.hpp"
 #include "matcore/model.hpp"
 #include "matcore/presets.hpp"
 #include "matcore/sample.hpp"
@@ -353,6 +355,17 @@ TEST(BlockScaled, GroupsAlignAtTheirScaleExponents) {
   // a NaN scale gives NaN, even on a block of zeros
   const uint64_t nan_sa[2] = {127, 0xFF};
   EXPECT_EQ(dot(d, a.data(), b.data(), 64, 0, ScaleRefs{nan_sa, sb}), 0x7FFFFFFFu);
+  // group_align = sum (a design choice): a group sits at its own sum's exponent, and one that
+  // cancels reads e_zero, so group 2's 1.0 survives a cancelled group 0 scaled by 2^40
+  Datapath s = d;
+  set_field(s, "group_align", "sum");
+  a[0] = a[1] = 0x6;
+  b[0] = 0x2;
+  b[1] = 0xA;  // group 0: 4 - 4 = 0 at scale 2^40
+  EXPECT_EQ(dot(d, a.data(), b.data(), 64, 0, ScaleRefs{sa, sb}), 0x00000000u);  // scale: cut
+  EXPECT_EQ(dot(s, a.data(), b.data(), 64, 0, ScaleRefs{sa, sb}), 0x3F800000u);  // sum: 1.0
+  s.group_size = 0;
+  EXPECT_THROW(validate_datapath(s), std::invalid_argument);  // "sum" needs groups
 }
 
 // The reference stages and the fast path equal the independent model on every block-scaled
@@ -468,4 +481,35 @@ TEST(BlockScaled, VectorFilesWithScales) {
       EXPECT_EQ(std::string(e.what()).find(dir + "/none.txt: missing scale file"), 0u) << e.what();
     }
   }
+}
+
+// explore on a block-scaled datapath: the workload's values quantised into blocks as the OCP MX
+// spec chooses scales (E8M0: 2^(floor(log2 amax) - emax of the element format)), the design and
+// the exact reference with the same scales. One instruction of fp4 products sums exactly
+// (G = 16, F = 35), so every sample of mxf4 at k = 64 is correctly rounded; MXFP8 at k = 1024
+// chains 32 instructions through binary32 toward zero: biased toward zero.
+TEST(BlockScaled, ExploreQuantisesIntoBlocks) {
+  const Datapath& mx = find_preset("b200", "mxf8f6f4.e4m3.e4m3");
+  std::vector<uint64_t> a(64), b(64), sa(2), sb(2);
+  workload_scaled_inputs(Workload::Normal, mx, 64, 1, 7, a.data(), b.data(), sa.data(), sb.data());
+  for (int blk = 0; blk < 2; ++blk) {
+    int emax = -1000;
+    for (int i = blk * 32; i < blk * 32 + 32; ++i) {
+      const Unpacked u = decode(kE4M3, a[i]);
+      ASSERT_NE(u.cls, Class::NaN);
+      if (u.cls == Class::Normal) emax = std::max(emax, u.exp);
+    }
+    // the block's largest element lands in the top binade of E4M3 (2^8 .. 448, saturating)
+    EXPECT_EQ(emax, 8) << blk;
+    EXPECT_LT(sa[blk], 0xFFu);
+  }
+  ExploreSpec spec;
+  spec.n = 2000;
+  spec.threads = 2;
+  const ErrorStats fp4 = measure_error(find_preset("b200", "mxf4"), 64, spec);
+  EXPECT_EQ(fp4.correct, fp4.finite);
+  EXPECT_EQ(fp4.finite, 2000u);
+  const ErrorStats fp8 = measure_error(mx, 1024, spec);
+  EXPECT_LT(fp8.mean_ulp, -0.2);  // toward zero
+  EXPECT_LT(fp8.correct, fp8.finite);
 }

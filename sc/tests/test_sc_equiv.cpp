@@ -164,10 +164,10 @@ TEST(IntermediateOverflow, SystemCGivesTheHandDerivedBits) {
       if (p.dp.name() != want.name() || p.dp.variant != want.variant || !(p.dp.out_fmt == want.out_fmt)) continue;
       mcsc::DatapathTop& top = scb::top_for(p.key);
       Sample s{ovf::operands(want.a_fmt, k.a, k.reps), ovf::operands(want.b_fmt, k.b, k.reps),
-               parse_operand(want.out_fmt, k.c)};
+               parse_operand(want.out_fmt, k.c), {}, {}};
       std::string first;
       EXPECT_EQ(scb::compare_with_dot(top, {s}, &first), 0u) << ovf::label(k) << "\n" << first;
-      top.push(mcsc::Job{0, s.a, s.b, s.c});
+      top.push(mcsc::Job{0, s.a, s.b, s.c, {}, {}});
       top.run();
       const std::vector<mcsc::Done> done = top.take();
       ASSERT_EQ(done.size(), 1u) << ovf::label(k);
@@ -187,7 +187,7 @@ TEST(Pipeline, ChainedGroupsWaitForTheirC) {
   ASSERT_EQ(dp.k_default / dp.n_fma, 2);
   EXPECT_EQ(top.latency(), 6);
   EXPECT_EQ(top.recurrence(), 7);
-  Sample one{std::vector<uint64_t>(16, 0x3c00), std::vector<uint64_t>(16, 0x3c00), 0};
+  Sample one{std::vector<uint64_t>(16, 0x3c00), std::vector<uint64_t>(16, 0x3c00), 0, {}, {}};
   const uint64_t c0 = top.cycles();
   EXPECT_EQ(scb::compare_with_dot(top, {one}, nullptr), 0u);
   const uint64_t single = top.cycles() - c0;

@@ -101,6 +101,8 @@ struct Datapath {
   int group_size = 0;           ///< G > 0 (GST-FDPA): products summed exactly in groups of G, each
                                 ///< group sum multiplied by its scales and aligned at the scale
                                 ///< exponents only; 0 (ST-FDPA): each product scaled, then aligned
+  bool group_by_sum = false;    ///< GST: a group is aligned at its sum's own exponent (and a group
+                                ///< that cancels reads e_zero) instead of e_alpha + e_beta
   bool scaled() const { return scale_block > 0; }
 
   // --- instruction level --------------------------------------------------------------------

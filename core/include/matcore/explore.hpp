@@ -50,6 +50,12 @@ bool parse_workload(const std::string& s, Workload& w);
 /// the sequence depends only on (seed, index).
 void workload_inputs(Workload w, const Format& fa, const Format& fb, int k, uint64_t seed, uint64_t index,
                      uint64_t* a, uint64_t* b);
+/// The inputs of a block-scaled datapath: the workload's values (binary32 range) quantised into
+/// dp's blocks the way the OCP MX spec chooses scales (E8M0: 2^(floor(log2 amax) - emax of the
+/// element format); UE4M3: amax / largest element, rounded), each value / scale rounded to
+/// nearest, saturating, into the element format. sa, sb: ceil(k / scale_block) scales each.
+void workload_scaled_inputs(Workload w, const Datapath& dp, int k, uint64_t seed, uint64_t index, uint64_t* a,
+                            uint64_t* b, uint64_t* sa, uint64_t* sb);
 
 /// The histogram of the signed error in ulps: bins -8 .. 8, the outer ones open (<= -8, >= 8).
 constexpr int kUlpBins = 17;

@@ -97,7 +97,9 @@ inline Product scale_term(const Product& p, const ScaleProduct& s);
 //   A group that cancels to S = 0 keeps its scale exponent (a Normal term with sig 0).
 //   NaN among the products or a NaN scale: NaN; Inf - Inf or Inf * zero scale: the invalid NaN;
 //   one infinity (or several of one sign): that Inf.
-Product group_term(const Product* p, int n, const ScaleProduct& s);
+/// by_sum: the term is aligned at the exponent of its own leading bit instead (a design choice,
+/// Datapath::group_by_sum), and a group that cancels to 0 is a Zero term.
+Product group_term(const Product* p, int n, const ScaleProduct& s, bool by_sum = false);
 /// The exact sum of n finite products as a fixed-point value (grouper.s<g>, before the scale):
 /// value = v * 2^(exp - frac) with exp = 0. Throws std::overflow_error beyond 120 bits.
 Fixed group_sum(const Product* p, int n);

@@ -283,6 +283,14 @@ std::vector<Field> build() {
                           [](const Datapath& d) { return d.scale_block > 0 && d.scale_block < 16 ? d.scale_block : 16; },
                           "G: products summed exactly in groups of G, each group sum scaled and aligned at its scale "
                           "exponents only (GST-FDPA, mxf4/nvfp4: 16); none: each product scaled (ST-FDPA)"));
+  v.push_back(choice_field("group_align", "scales", {"scale", "sum"},
+                           [](const Datapath& d) { return std::string(d.group_by_sum ? "sum" : "scale"); },
+                           [](Datapath& d, const std::string& s) { d.group_by_sum = lower(s) == "sum"; },
+                           "group_size > 0: a group term's alignment exponent: scale (e_alpha + e_beta only, NVIDIA's "
+                           "GST-FDPA) or sum (the exponent of the scaled group sum itself; a cancelled group reads e_zero)"));
+  v.back().near = [](const Datapath& d, int) {
+    return d.group_size ? std::vector<std::string>{d.group_by_sum ? "scale" : "sum"} : std::vector<std::string>{};
+  };
   // k order and the addend
   v.push_back(bool_field("pair_interleave", "order", &Datapath::pair_interleave,
                          "products k mod 4 in {0,1} form the first groups, {2,3} the later (fp8 mma.sync as two HMMAs)"));

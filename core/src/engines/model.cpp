@@ -107,7 +107,7 @@ void grouper(const Datapath& dp, const StageStep&, Group& g, Trace* tr) {
   for (int i = 0; i < g.n; i += G, ++m) {
     const int n = std::min(G, g.n - i);
     const ScaleProduct s = block_scale(dp, g, (g.k0 + i) / blk, tr, "grouper", m);
-    const Product t = group_term(g.t + i, n, s);
+    const Product t = group_term(g.t + i, n, s, dp.group_by_sum);
     if (tr) {  // the group term S * alpha.sig * beta.sig at its alignment exponent
       const std::string l = std::to_string(m);
       const i128 v = static_cast<i128>(t.sig);
@@ -380,6 +380,7 @@ template <class Bad>
 void validate_scales(const Datapath& d, Bad bad) {
   if (d.a_fmt.is_scale()) bad("a_fmt", "must be an element format (" + d.a_fmt.name + " is a scale format)");
   if (d.b_fmt.is_scale()) bad("b_fmt", "must be an element format (" + d.b_fmt.name + " is a scale format)");
+  if (d.group_by_sum && (!d.scaled() || d.group_size == 0)) bad("group_align", "\"sum\" needs groups (group_size)");
   if (!d.scaled()) {
     if (d.group_size != 0) bad("group_size", "needs block scales (scale_block)");
     return;

@@ -176,7 +176,7 @@ Fixed group_sum(const Product* p, int n) {
   return f;
 }
 
-Product group_term(const Product* p, int n, const ScaleProduct& s) {
+Product group_term(const Product* p, int n, const ScaleProduct& s, bool by_sum) {
   Product r{};
   const SpecialKind k = resolve_specials(p, n);
   if (s.cls == Class::NaN || k == SpecialKind::NaNIn) { r.cls = Class::NaN; return r; }
@@ -202,6 +202,12 @@ Product group_term(const Product* p, int n, const ScaleProduct& s) {
   r.sig = static_cast<u128>(f.v < 0 ? -f.v : f.v) * s.sig;
   r.exp = s.exp;
   r.frac = f.frac + s.frac;
+  if (by_sum) {  // the same value, at the exponent of its leading bit: value = sig * 2^(exp - frac)
+    if (r.sig == 0) return Product{};
+    const int m = msb_index(r.sig);
+    r.exp += m - r.frac;
+    r.frac = m;
+  }
   return r;
 }
 

@@ -15,6 +15,7 @@
 #include "matcore/model.hpp"
 #include "matcore/stages.hpp"
 #include "matcore/threads.hpp"
+#include "matcore/vectors.hpp"
 
 namespace mc {
 
@@ -49,6 +50,7 @@ bool next_up(const Format& f, uint64_t x, uint64_t& out) {
   const Unpacked u = decode(f, x);
   if (!u.is_finite()) return false;
   const uint64_t sign = uint64_t{1} << (f.width() - 1);
+  if (!u.sign && x == f.max_finite_bits()) return false;  // formats without Inf (fp6/fp4): no wrap to -0
   if (u.cls == Class::Zero) out = 1;  // the smallest positive subnormal
   else if (!u.sign) out = x + 1;
   else out = x - 1;
@@ -76,6 +78,36 @@ double draw(Workload w, const Format& f, Rng& g) {
       return (g.next() & 1 ? -1.0 : 1.0) * std::ldexp(m, e);
     }
     default: return g.normal();
+  }
+}
+
+/// x rounded (RNE) into f, saturating at f's largest finite (OCP MX's saturating conversion).
+uint64_t to_format_sat(double x, const Format& f) {
+  const double mx = to_host_double(f, f.max_finite_bits());
+  return to_format(std::max(-mx, std::min(mx, x)), f);
+}
+
+/// One operand's blocks quantised the way the OCP MX spec chooses scales (v1.0, 6.3): per block
+/// of scale_block values, E8M0 scale 2^(floor(log2 amax) - emax_elem) (clamped to 2^-127..2^127;
+/// an all-zero block: 1); UE4M3 (NVFP4) scale amax / max_elem rounded to UE4M3, then each value
+/// / scale rounded, saturating, into the element format. Host doubles: they make the inputs.
+void quantise_blocks(const Datapath& dp, const Format& f, const double* x, int k, uint64_t* q, uint64_t* s) {
+  const Format& sf = dp.scale_fmt;
+  const double max_elem = to_host_double(f, f.max_finite_bits());
+  for (int j = 0, blk = 0; j < k; j += dp.scale_block, ++blk) {
+    const int end = std::min(k, j + dp.scale_block);
+    double amax = 0;
+    for (int i = j; i < end; ++i) amax = std::max(amax, std::fabs(x[i]));
+    uint64_t sb = unit_scale_bits(sf);
+    if (amax > 0 && sf.enc == Encoding::Pow2) {
+      const int e = std::max(-127, std::min(127, std::ilogb(amax) - f.emax()));
+      sb = static_cast<uint64_t>(e + 127);
+    } else if (amax > 0) {
+      sb = to_format_sat(amax / max_elem, sf);  // ue4m3: sign bit clear for a positive value
+    }
+    s[blk] = sb;
+    const double sv = to_host_double(sf, sb);
+    for (int i = j; i < end; ++i) q[i] = sv == 0 ? zero_bits(f, false) : to_format_sat(x[i] / sv, f);
   }
 }
 
@@ -108,6 +140,23 @@ bool parse_workload(const std::string& s, Workload& w) {
       return true;
     }
   return false;
+}
+
+void workload_scaled_inputs(Workload w, const Datapath& dp, int k, uint64_t seed, uint64_t index, uint64_t* a,
+                            uint64_t* b, uint64_t* sa, uint64_t* sb) {
+  Rng g{seed * 0xD1B54A32D192ED03ull ^ (index + 1) * 0x9E3779B97F4A7C15ull};
+  g.next();
+  std::vector<double> x(k), y(k);
+  for (int i = 0; i < k; ++i) {
+    x[i] = draw(w, kBinary32, g);
+    y[i] = draw(w, kBinary32, g);
+    if (w == Workload::Cancel && (i & 1)) {
+      x[i] = x[i - 1];
+      y[i] = -y[i - 1] * (1.0 + 0x1.0p-8 * g.normal());
+    }
+  }
+  quantise_blocks(dp, dp.a_fmt, x.data(), k, a, sa);
+  quantise_blocks(dp, dp.b_fmt, y.data(), k, b, sb);
 }
 
 void workload_inputs(Workload w, const Format& fa, const Format& fb, int k, uint64_t seed, uint64_t index,
@@ -151,10 +200,15 @@ ErrorStats measure_error(const Datapath& dp, int k, const ExploreSpec& spec,
   uint64_t ch_lo = 0, ch_hi = chunks;
   dist::share(chunks, ch_lo, ch_hi);
   next = ch_lo;
+  const int ns = std::max(1, scales_per_sample(dp, k));
   run_parallel(nt, [&](unsigned t) {
-    std::vector<uint64_t> a(k), b(k);
+    std::vector<uint64_t> a(k), b(k), sa(ns), sb(ns);
     std::vector<Product> prods(k);
-    const uint64_t zero = zero_bits(out, false);
+    // block-scaled: the workload's values quantised into blocks (quantise_blocks), the design
+    // and the exact reference both with the blocks' scales
+    const ScaleRefs sr{sa.data(), sb.data()};
+    auto run_dp = [&]() { return dp.scaled() ? dot(dp, a.data(), b.data(), k, zero_bits(out, false), sr)
+                                             : fd(a.data(), b.data(), k, zero_bits(out, false)); };
     for (;;) {
       const uint64_t ch = next.fetch_add(1);
       if (ch >= ch_hi) break;
@@ -162,12 +216,15 @@ ErrorStats measure_error(const Datapath& dp, int k, const ExploreSpec& spec,
       const uint64_t end = std::min(spec.n, (ch + 1) * kChunk);
       for (uint64_t i = ch * kChunk; i < end; ++i) {
         ++P.n;
-        workload_inputs(spec.workload, dp.a_fmt, dp.b_fmt, k, spec.seed, i, a.data(), b.data());
-        const uint64_t d = fd(a.data(), b.data(), k, zero);
+        if (dp.scaled()) workload_scaled_inputs(spec.workload, dp, k, spec.seed, i, a.data(), b.data(), sa.data(), sb.data());
+        else workload_inputs(spec.workload, dp.a_fmt, dp.b_fmt, k, spec.seed, i, a.data(), b.data());
+        const uint64_t d = run_dp();
         bool finite = true;
         double abs_sum = 0;
         for (int j = 0; j < k; ++j) {
           prods[j] = multiply(decode(dp.a_fmt, a[j]), decode(dp.b_fmt, b[j]), MulCfg{});
+          if (dp.scaled())
+            prods[j] = scale_term(prods[j], scale_product(dp.scale_fmt, sa[j / dp.scale_block], sb[j / dp.scale_block]));
           if (prods[j].cls == Class::NaN || prods[j].cls == Class::Inf) finite = false;
           else if (prods[j].cls == Class::Normal)
             abs_sum += std::ldexp(static_cast<double>(prods[j].sig), prods[j].exp - prods[j].frac);
@@ -209,7 +266,7 @@ ErrorStats measure_error(const Datapath& dp, int k, const ExploreSpec& spec,
           if (bj != 0 && next_up(dp.a_fmt, a[j], up)) {
             const uint64_t keep = a[j];
             a[j] = up;
-            const double dv2 = to_host_double(out, fd(a.data(), b.data(), k, zero));
+            const double dv2 = to_host_double(out, run_dp());
             a[j] = keep;
             if (std::isfinite(dv2)) {
               ++P.mono_checked;
