@@ -41,16 +41,8 @@ std::string hex64(uint64_t v) {
   return o.str();
 }
 
-int mode_of(Rounding r) {
-  switch (r) {
-    case Rounding::RNE: return 0;
-    case Rounding::RTZ: return 1;
-    case Rounding::RD: return 2;
-    case Rounding::RU: return 3;
-    case Rounding::RNA: return 4;
-  }
-  return 0;
-}
+/// The rounding-mode parameters of rtl_model/ (the Rounding enum's order: RNE 0, RTZ 1, RD 2, RU 3, RNA 4).
+int mode_of(Rounding r) { return static_cast<int>(r); }
 
 /// The ENC parameter of rtl_model/mc_decode.sv.
 int enc_of(Encoding e) {
@@ -59,7 +51,7 @@ int enc_of(Encoding e) {
     case Encoding::FN: return 1;
     case Encoding::FNUZ: return 2;
     case Encoding::Finite: return 3;
-    case Encoding::Pow2: break;  // a scale format: never an operand (validate_datapath)
+    default: break;  // Pow2: a scale format, never an operand
   }
   return 0;
 }
@@ -775,9 +767,7 @@ std::string rtl_module_name(const Datapath& dp) {
 
 RtlTop rtl_top(const Datapath& dp, const std::string& module) {
   validate_datapath(dp);
-  if (dp.scaled())
-    throw std::invalid_argument("rtl: datapath " + dp.name() +
-                                " is block-scaled; its scaler/grouper stages are modelled in C++ only (issue 27)");
+  if (dp.scaled()) throw std::invalid_argument("rtl: " + dp.name() + " is block-scaled: no RTL for its scale stages yet");
   if (dp.out_fmt.enc != Encoding::IEEE)
     throw std::invalid_argument("datapath " + dp.name() + ": field 'out_fmt': the RTL rounder needs an IEEE-encoded output format");
   RtlTop t = Gen(dp, module).run();
