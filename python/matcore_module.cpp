@@ -390,7 +390,8 @@ PYBIND11_MODULE(matcore, m) {
 
   m.def(
       "trace",
-      [](const Datapath& dp, const py::handle& ah, const py::handle& bh, uint64_t c) {
+      [](const Datapath& dp, const py::handle& ah, const py::handle& bh, uint64_t c, const py::handle& sah,
+         const py::handle& sbh) {
         const U64 a = bits_arg(ah, "a"), b = bits_arg(bh, "b");
         if (a.ndim() != 1 || b.ndim() != 1 || a.shape(0) != b.shape(0) || a.shape(0) < 1)
           throw py::value_error("a and b must be 1-D with the same length K >= 1 (one dot product)");
@@ -398,10 +399,21 @@ PYBIND11_MODULE(matcore, m) {
         check_width(b, dp.b_fmt, "b");
         const uint64_t mask = dp.out_fmt.width() >= 64 ? ~uint64_t{0} : (uint64_t{1} << dp.out_fmt.width()) - 1;
         if (c & ~mask) throw py::value_error("c is not a " + dp.out_fmt.name + " bit pattern");
+        // block scales: 1-D, ceil(K / scale_block) patterns each (the (N, ...) check of dot with N = 1)
+        const int K = static_cast<int>(a.shape(0));
+        auto one_row = [&](const py::handle& h, const char* what) {
+          if (h.is_none()) return U64();
+          U64 s = bits_arg(h, what);
+          if (s.ndim() != 1) throw py::value_error(std::string(what) + " must be 1-D (one dot product)");
+          return scales_arg(dp, s.reshape({static_cast<py::ssize_t>(1), s.shape(0)}), what, 1, K);
+        };
+        const U64 sa = one_row(sah, "sa"), sb = one_row(sbh, "sb");
         Trace t;
-        const uint64_t d = dot(dp, a.data(), b.data(), static_cast<int>(a.shape(0)), c, &t);
+        const ScaleRefs r{sa.size() ? sa.data() : nullptr, sb.size() ? sb.data() : nullptr};
+        const uint64_t d = dot(dp, a.data(), b.data(), K, c, r, &t);
         return py::make_tuple(t.rows, d);
       },
-      py::arg("dp"), py::arg("a"), py::arg("b"), py::arg("c") = 0,
-      "the stages of one dot product: ([(signal, value), ...], d) with the names of matcore dot --trace");
+      py::arg("dp"), py::arg("a"), py::arg("b"), py::arg("c") = 0, py::arg("sa") = py::none(), py::arg("sb") = py::none(),
+      "the stages of one dot product: ([(signal, value), ...], d) with the names of matcore dot --trace; "
+      "sa, sb: its block scales (1-D) for a block-scaled type");
 }

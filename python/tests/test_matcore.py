@@ -83,6 +83,9 @@ def test_block_scaled_dot_is_the_cli_bit_for_bit():
     sa = np.array([[127 + 11, 127, 127, 127]], dtype=np.uint64)
     sb = np.array([[127 + 8, 126, 127, 127]], dtype=np.uint64)
     assert matcore.dot(dp, a, b, np.array([0x4B000000], dtype=np.uint64), sa=sa, sb=sb)[0] == 0xBF600000  # -0.875
+    rows, d = matcore.trace(dp, a[0], b[0], 0x4B000000, sa=sa[0], sb=sb[0])
+    assert d == 0xBF600000
+    assert ("grouper.e0", "19") in rows and ("grouper.e2", "-139 (e_zero)") in rows
     with pytest.raises(ValueError, match="sa must be"):
         matcore.dot(dp, a, b, None, sa=sa[:, :2], sb=sb)
     with pytest.raises(ValueError, match="no block scales"):
