@@ -67,7 +67,7 @@ struct ListCmd {
       }
       std::printf("block-scale formats (scale_fmt of the block-scaled types; docs/blockscaled.md):\n");
       for (const std::string& n : scale_format_names()) {
-        const Format& f = format_by_name(n);
+        const Format& f = *find_format(n);
         if (f.name != n) continue;  // ue8m0 = e8m0
         std::printf("  %-9s e=%-2d m=%-2d bias=%-4d %-6s %s .. %s, %s\n", n.c_str(), f.ebits, f.mbits, f.bias,
                     to_string(f.enc), to_decimal(f, f.enc == Encoding::Pow2 ? 0 : 1).c_str(),

@@ -411,6 +411,9 @@ TEST(BlockScaled, ScaleTextAndFilesAreChecked) {
   EXPECT_THROW(parse_scale(kE8M0, "0"), InputError);       // e8m0 has no zero
   EXPECT_THROW(parse_scale(kUE4M3, "-1"), InputError);     // scales are not negative
   EXPECT_THROW(parse_scale(kE8M0, "0x100"), InputError);   // 9 bits
+  EXPECT_EQ(kE8M0.emax(), 127);                             // 0xfe; 0xff is NaN
+  EXPECT_THROW(format_by_name("e8m0"), std::invalid_argument);  // a scale, not an element format
+  EXPECT_EQ(find_format("ue8m0"), &kE8M0);
   EXPECT_THROW(parse_scale_list(nv, "1,1", 16, "--sa"), InputError);  // K = 16: one scale
   EXPECT_THROW(parse_scale_list(find_preset("b200", "fp16"), "1", 16, "--sa"), InputError);
   const std::string dir = ::testing::TempDir();
@@ -436,6 +439,10 @@ TEST(BlockScaled, ScaleTextAndFilesAreChecked) {
   EXPECT_EQ(err("7f 7f 7f\n"), dir + "sa_bad.txt:1: scales: line holds 3 scales, expected 4");
   EXPECT_EQ(err("7f 7f 7f 7f\n7f 7g 7f 7f\n"), dir + "sa_bad.txt:2: scale 2: '7g' is not 2 hex digits of a e8m0 pattern");
   EXPECT_EQ(err(""), dir + "sa_bad.txt: no samples (empty file)");
+  // a scale file written for another scale format (its header says so) is refused by the commands
+  const std::string other = write("sa_e8m0.txt", "# matcore sample sa=e8m0 block=16\n7f 7f 7f 7f\n");
+  EXPECT_THROW(check_header(other, "sa", kUE4M3), InputError);
+  EXPECT_NO_THROW(check_header(other, "sa", kE8M0));
 }
 
 // The vector files of a block-scaled type: sample writes sa.txt and sb.txt beside a/b/c (fp4
@@ -472,6 +479,7 @@ TEST(BlockScaled, VectorFilesWithScales) {
     EXPECT_GT(x.mismatches, 0u);
     ASSERT_FALSE(x.first.empty());
     EXPECT_EQ(x.first[0].sa.size(), static_cast<size_t>(per));
+    EXPECT_EQ(x.first[0].line, x.first[0].index + 2);  // the files' line numbers: a header line first
     // a missing scale file
     try {
       validate_files(dp, dir + "/a.txt", dir + "/b.txt", dir + "/c.txt", dir + "/d.txt", 0, false, 2, 3, false,

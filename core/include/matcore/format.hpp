@@ -67,7 +67,7 @@ struct Format {
   int emin() const { return 1 - bias; }          ///< exponent of the smallest normal
   int emax() const {                             ///< exponent of the largest finite
     const int top = (1 << ebits) - 1;
-    return (enc == Encoding::IEEE ? top - 1 : top) - bias;
+    return (enc == Encoding::IEEE || enc == Encoding::Pow2 ? top - 1 : top) - bias;  // Pow2: all ones is NaN
   }
   int hex_digits() const { return (width() + 3) / 4; }
   uint64_t max_finite_bits() const;              ///< positive largest finite
@@ -94,8 +94,8 @@ struct Unpacked {
 
 /// The formats known by name: binary64, binary32, binary16, bf16, tf32 (alias xf32),
 /// e4m3 (OCP, alias e4m3fn), e5m2 (OCP), e4m3fnuz, e5m2fnuz.
-const Format& format_by_name(const std::string& name);  // throws std::invalid_argument
-const Format* find_format(const std::string& name);      // nullptr if unknown
+const Format& format_by_name(const std::string& name);  // throws std::invalid_argument (also for a scale format)
+const Format* find_format(const std::string& name);      // nullptr if unknown; finds the scale formats too
 std::vector<std::string> format_names();  ///< element and output formats (not the scales)
 std::vector<std::string> scale_format_names();  ///< e8m0 (alias ue8m0), ue4m3
 

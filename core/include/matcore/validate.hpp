@@ -17,6 +17,7 @@ struct SampleSet {
   std::vector<uint64_t> c;     ///< in out_fmt
   std::vector<uint64_t> d;     ///< as stored (binary32, or binary64)
   RoundedC c_rounded;          ///< c values a binary16 accumulator took rounded
+  std::vector<uint64_t> a_lines, d_lines;  ///< 1-based line of each sample in the a and d files
 };
 
 /// Reads and converts a/b/c/d files (shared vector format). expect_k > 0 checks K. Errors

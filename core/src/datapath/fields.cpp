@@ -141,7 +141,7 @@ Field format_field(const char* name, Format Datapath::*m, const char* doc) {
   Field f = base_field(name, "formats", FieldKind::Format, doc);
   f.choices = format_names();
   f.get = [m](const Datapath& d) { return (d.*m).name; };
-  f.put = [m](Datapath& d, const std::string& s) { d.*m = format_by_name(lower(s)); };
+  f.put = [m](Datapath& d, const std::string& s) { d.*m = *find_format(lower(s)); };  // set_field checked the name
   return f;
 }
 

@@ -97,6 +97,7 @@ void scaler(const Datapath& dp, const StageStep&, Group& g, Trace* tr) {
     if (tr) tr->add("scaler.e_s" + std::to_string(local), s.cls == Class::Normal ? std::to_string(s.exp) : s.cls == Class::Zero ? "zero" : "nan");
     for (; i < end; ++i) g.t[i] = scale_term(g.t[i], s);
   }
+  g.zero_sign = zero_sum_sign(dp, g.t, g.n + 1);  // a zero scale makes a zero term
 }
 
 /// GST-FDPA: groups of G products summed exactly, each sum times its alpha * beta, aligned at
@@ -119,6 +120,7 @@ void grouper(const Datapath& dp, const StageStep&, Group& g, Trace* tr) {
   }
   g.t[m] = g.t[g.n];  // c
   g.n = m;
+  g.zero_sign = zero_sum_sign(dp, g.t, g.n + 1);  // over the group terms, as the specials detector
 }
 
 /// The specials detector, the control register of the stage after the multiplier: NaN and
@@ -388,6 +390,8 @@ void validate_scales(const Datapath& d, Bad bad) {
   if (!d.scale_fmt.is_scale()) bad("scale_fmt", "must be a scale format: e8m0 or ue4m3 (got " + d.scale_fmt.name + ")");
   if (d.scale_block < 1) bad("scale_block", "must be positive or \"none\"");
   if (d.pair_interleave) bad("pair_interleave", "cannot reorder k of a block-scaled datapath");
+  if (d.n_fma % d.scale_block && d.scale_block % d.n_fma)
+    bad("scale_block", "must divide n_fma (" + std::to_string(d.n_fma) + ") or be a multiple of it");
   if (d.group_size == 0) return;
   if (d.adder != AdderKind::Fused || d.late_c || d.interleave != 1)
     bad("group_size", "needs the fused adder with early c (late_c false, interleave 1)");

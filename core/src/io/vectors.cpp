@@ -207,12 +207,8 @@ void check_header(const std::string& path, const std::string& role, const Format
     while (ss >> w) {
       if (w.compare(0, key.size(), key) != 0) continue;
       const std::string name = w.substr(key.size());
-      const Format* named = nullptr;
-      try {
-        named = &format_by_name(name);
-      } catch (const std::exception&) {
-        continue;  // not a format (e.g. "a=path" in a collector's provenance line)
-      }
+      const Format* named = find_format(name);
+      if (!named) continue;  // not a format (e.g. "a=path" in a collector's provenance line)
       if (!(*named == f)) {
         std::fclose(fp);
         fail(path, static_cast<size_t>(ln), "header",

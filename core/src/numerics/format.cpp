@@ -111,7 +111,11 @@ const Format* find_format(const std::string& name) {
 }
 
 const Format& format_by_name(const std::string& name) {
-  if (const Format* f = find_format(name)) return *f;
+  if (const Format* f = find_format(name)) {
+    if (f->is_scale())
+      throw std::invalid_argument("'" + name + "' is a block-scale format (a datapath's scale_fmt), not an element or output format");
+    return *f;
+  }
   std::string known;
   for (const auto& n : kNamed) known += std::string(known.empty() ? "" : ", ") + n.name;
   for (const auto& n : kScaleNamed) known += std::string(", ") + n.name;

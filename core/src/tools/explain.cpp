@@ -55,7 +55,8 @@ std::vector<Variation> single_variations(const Datapath& dp, int span) {
 }
 
 uint64_t stored_result(const Datapath& dp, const ExplainSample& s, Trace* trace) {
-  return widen_result(dp, dot(dp, s.a.data(), s.b.data(), static_cast<int>(s.a.size()), s.c, trace));
+  const ScaleRefs r{s.sa.empty() ? nullptr : s.sa.data(), s.sb.empty() ? nullptr : s.sb.data()};
+  return widen_result(dp, dot(dp, s.a.data(), s.b.data(), static_cast<int>(s.a.size()), s.c, r, trace));
 }
 
 Explanation explain_sample(const Datapath& dp, const std::vector<Variation>& vars, const ExplainSample& s) {
@@ -138,6 +139,9 @@ std::vector<ExplainSample> parse_mismatch_list(const Datapath& dp, std::istream&
     } else if (have && w[0] == "c:" && w.size() == 2) {
       cur.c = hex_token(w[1], where, dp.out_fmt.width(), "c");
       have |= 8;
+    } else if (have && (w[0] == "sa:" || w[0] == "sb:")) {  // block scales (validate prints them)
+      std::vector<uint64_t>& v = w[0] == "sa:" ? cur.sa : cur.sb;
+      for (size_t i = 1; i < w.size(); ++i) v.push_back(hex_token(w[i], where, dp.scale_fmt.width(), w[0].substr(0, 2)));
     }
     // other lines (progress, summary "samples=..."): ignored
   }
@@ -168,6 +172,8 @@ std::vector<ExplainSample> load_dir_samples(const Datapath& dp, const std::strin
   ScaleFile SA, SB;
   const int per = scales_per_sample(dp, A.K);
   if (dp.scaled()) {
+    check_header(dir + "/sa.txt", "sa", dp.scale_fmt);
+    check_header(dir + "/sb.txt", "sb", dp.scale_fmt);
     SA = read_scale_file(dir + "/sa.txt", per, dp.scale_fmt);
     SB = read_scale_file(dir + "/sb.txt", per, dp.scale_fmt);
     if (SA.samples() != n || SB.samples() != n)
@@ -239,7 +245,7 @@ namespace {
 
 struct ExplainCmd {
   cli::DatapathArgs dpa;
-  std::string a, b, c = "0", d, mismatches, file, samples = "0";
+  std::string a, b, c = "0", d, mismatches, file, samples = "0", sa, sb;
   int span = 1;
   bool no_trace = false, all = false;
   int run() const;
@@ -268,7 +274,7 @@ int ExplainCmd::run() const {
     list = command_line_samples(dp, file, samples, true, a, b, c);
   } else {
     if (b.empty() || d.empty()) throw UsageError("--a needs --b and --d (the observed d)");
-    ExplainSample s = command_line_samples(dp, "", "", false, a, b, c)[0];
+    ExplainSample s = command_line_samples(dp, "", "", false, a, b, c, sa, sb)[0];
     bool inexact = false;
     try {
       s.observed = parse_operand(sf, d, &inexact);
@@ -367,6 +373,8 @@ void add_explain_command(cli::Program& p) {
   cli::Program::text(c, "--a", cmd->a, "a values V,V,... (with --b, --c, --d)");
   cli::Program::text(c, "--b", cmd->b, "b values");
   c->add_option("--c", cmd->c, "c (default 0)");
+  cli::Program::text(c, "--sa", cmd->sa, "block scales of a (block-scaled types; --file: DIR/sa.txt)");
+  cli::Program::text(c, "--sb", cmd->sb, "block scales of b");
   c->add_option("--d", cmd->d, "the observed d as stored in d files: binary32 (binary64) pattern, binary16 results widened");
   CLI::Option* m = cli::Program::text(c, "--mismatches", cmd->mismatches, "the output of matcore validate (- for stdin)");
   CLI::Option* f = cli::Program::text(c, "--file", cmd->file, "directory with a.txt b.txt c.txt d.txt");

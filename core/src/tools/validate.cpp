@@ -25,7 +25,8 @@ SampleSet load_sample_set(const Datapath& dp, const std::string& fa, const std::
   const AbFile B = read_ab_file(fb, A.K, dp.b_fmt);
   std::vector<uint64_t> c_lines;
   const std::vector<uint64_t> C = read_cd_file(fc, w, &c_lines);
-  const std::vector<uint64_t> D = read_cd_file(fd, stored_width(dp.out_fmt));
+  std::vector<uint64_t> d_lines;
+  const std::vector<uint64_t> D = read_cd_file(fd, stored_width(dp.out_fmt), &d_lines);
   const size_t n = A.samples();
   if (B.samples() != n || C.size() != n || D.size() != n)
     throw InputError("sample counts differ: " + fa + " has " + std::to_string(n) + ", " + fb +
@@ -48,6 +49,8 @@ SampleSet load_sample_set(const Datapath& dp, const std::string& fa, const std::
     if (rounded && !s.c_rounded.count++) s.c_rounded.first_line = c_lines[i];
   }
   s.d = D;
+  s.a_lines = A.lines;
+  s.d_lines = d_lines;
   return s;
 }
 

@@ -37,6 +37,8 @@ StreamResult stream_scaled(const Datapath& dp, const std::string& pa, const std:
   // load_sample_set checks a, b, c (and d) and their counts; without d it reads c twice
   const SampleSet s = load_sample_set(dp, pa, pb, pc, pd.empty() ? pc : pd, expect_k);
   const int per = scales_per_sample(dp, s.K);
+  check_header(sf.a, "sa", dp.scale_fmt);  // "# matcore sample sa=ue4m3 ...": the file's scale format
+  check_header(sf.b, "sb", dp.scale_fmt);
   const ScaleFile SA = read_scale_file(sf.a, per, dp.scale_fmt), SB = read_scale_file(sf.b, per, dp.scale_fmt);
   for (const auto* x : {&SA, &SB})
     if (x->samples() != s.n)
@@ -67,8 +69,8 @@ StreamResult stream_scaled(const Datapath& dp, const std::string& pa, const std:
     if (res.mismatches++ >= keep) continue;
     StreamMismatch m;
     m.index = i;
-    m.line = i + 1;
-    m.d_line = i + 1;
+    m.line = i < s.a_lines.size() ? s.a_lines[i] : i + 1;
+    m.d_line = i < s.d_lines.size() ? s.d_lines[i] : i + 1;
     m.got = got[i];
     m.want = s.d[i];
     m.a.assign(s.a.begin() + i * s.K, s.a.begin() + (i + 1) * s.K);
