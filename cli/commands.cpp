@@ -168,7 +168,7 @@ struct DotCmd {
       // block scales: unit scales where --sa / --sb are not given
       const std::vector<uint64_t> xa = dp.scaled() && !sa.empty() ? parse_scale_list(dp, sa, K, "--sa") : std::vector<uint64_t>{};
       const std::vector<uint64_t> xb = dp.scaled() && !sb.empty() ? parse_scale_list(dp, sb, K, "--sb") : std::vector<uint64_t>{};
-      const ScaleRefs sr{xa.empty() ? nullptr : xa.data(), xb.empty() ? nullptr : xb.data()};
+      const ScaleRefs sr = scale_refs(xa, xb);
       ds.push_back(dot(dp, op.a.data(), op.b.data(), K, op.c, sr, trace || dv.size() == 2 || !svg.empty() ? &traces[i] : nullptr));
       if (dv.size() == 1 && trace)
         std::printf("preset %s: n_fma=%d, %zu products\npipeline: %s\n", dp.name().c_str(), dp.n_fma, op.a.size(),
@@ -625,7 +625,7 @@ int svg_trace(const std::vector<std::string>& rest) {
     if (xs.size() > 8) throw UsageError("--svg draws at most 8 samples");
     for (const ExplainSample& x : xs) {
       SvgPanel p{dp, {}, 0};
-      const ScaleRefs sr{x.sa.empty() ? nullptr : x.sa.data(), x.sb.empty() ? nullptr : x.sb.data()};
+      const ScaleRefs sr = scale_refs(x.sa, x.sb);
       p.d = dot(dp, x.a.data(), x.b.data(), static_cast<int>(x.a.size()), x.c, sr, &p.trace);
       panels.push_back(p);
     }

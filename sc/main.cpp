@@ -242,7 +242,7 @@ int TraceCmd::run() const {
       if (d.tag == s.index) r = &d;
     if (!r) { std::printf("sample %llu: no result\n", static_cast<unsigned long long>(s.index)); rc = 1; continue; }
     const uint64_t fast = dot(dp, s.a.data(), s.b.data(), static_cast<int>(s.a.size()), s.c,
-                              ScaleRefs{s.sa.empty() ? nullptr : s.sa.data(), s.sb.empty() ? nullptr : s.sb.data()});
+                              scale_refs(s.sa, s.sb));
     std::printf("sample %llu: d = 0x%s %s (cycle %llu)   fast model: 0x%s %s\n", static_cast<unsigned long long>(s.index),
                 to_hex_bits(dp.out_fmt, r->d).c_str(), to_decimal(dp.out_fmt, r->d).c_str(),
                 static_cast<unsigned long long>(r->cycle), to_hex_bits(dp.out_fmt, fast).c_str(),

@@ -64,7 +64,7 @@ inline size_t compare_with_dot(mcsc::DatapathTop& top, const std::vector<Sample>
       // block-scaled: the reference stages with the sample's scales (no fast kernel takes them)
       const uint64_t want =
           dp.scaled() ? mc::dot(dp, x.a.data(), x.b.data(), static_cast<int>(x.a.size()), x.c,
-                                mc::ScaleRefs{x.sa.empty() ? nullptr : x.sa.data(), x.sb.empty() ? nullptr : x.sb.data()})
+                                mc::scale_refs(x.sa, x.sb))
                       : fd(x.a.data(), x.b.data(), static_cast<int>(x.a.size()), x.c);
       if (d.d == want && d.d32 == mc::widen_result(dp, want)) continue;
       if (first && first->empty()) {

@@ -209,7 +209,7 @@ std::vector<std::vector<std::pair<std::string, std::string>>> core_groups(const 
   Trace tr;
   const uint64_t c = c_from_binary32(dp, t.c32);
   dot(dp, t.a.data(), t.b.data(), static_cast<int>(t.a.size()), c,
-      ScaleRefs{t.sa.empty() ? nullptr : t.sa.data(), t.sb.empty() ? nullptr : t.sb.data()}, &tr);
+      scale_refs(t.sa, t.sb), &tr);
   std::vector<std::vector<std::pair<std::string, std::string>>> g(1);
   bool seen_group = false;
   for (const auto& r : tr.rows) {

@@ -25,6 +25,10 @@ struct ScaleRefs {
 /// dot() with block scales (an unscaled datapath ignores them).
 uint64_t dot(const Datapath& dp, const uint64_t* a, const uint64_t* b, int K, uint64_t c,
              const ScaleRefs& scales, Trace* trace = nullptr);
+/// The scales held in two vectors, as the commands and tests keep them (empty: unit scales).
+inline ScaleRefs scale_refs(const std::vector<uint64_t>& a, const std::vector<uint64_t>& b) {
+  return ScaleRefs{a.empty() ? nullptr : a.data(), b.empty() ? nullptr : b.data()};
+}
 /// The bits of 1.0 in a scale format.
 inline uint64_t unit_scale_bits(const Format& f) { return static_cast<uint64_t>(f.bias) << f.mbits; }
 

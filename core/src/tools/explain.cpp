@@ -55,7 +55,7 @@ std::vector<Variation> single_variations(const Datapath& dp, int span) {
 }
 
 uint64_t stored_result(const Datapath& dp, const ExplainSample& s, Trace* trace) {
-  const ScaleRefs r{s.sa.empty() ? nullptr : s.sa.data(), s.sb.empty() ? nullptr : s.sb.data()};
+  const ScaleRefs r = scale_refs(s.sa, s.sb);
   return widen_result(dp, dot(dp, s.a.data(), s.b.data(), static_cast<int>(s.a.size()), s.c, r, trace));
 }
 
