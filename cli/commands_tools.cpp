@@ -1,5 +1,6 @@
 // matcore features, rtl, cost and check-table: the commands that read a device's results or
 // build hardware from a datapath (docs/features.md, docs/rtl.md, docs/paper-vector-table.md).
+#include <algorithm>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -46,10 +47,11 @@ struct FeaturesCmd {
         throw UsageError("--arch detects the features of a preset; --emit/--results are for a device "
                          "(use --compare ARCH to compare device results with a preset)");
       const Datapath dp = dpa.resolve();
-      const int K = k ? k : dp.k_default;
+      const int K = k ? k : std::min(dp.k_default, 64);  // the probes cover k = 2..64
       const DetectedFeatures det = detect_features(dp, K);
-      std::printf("features of %s (k = %d), detected from %zu probe vectors:\n%s", dp.name().c_str(), K,
-                  det.samples, format_feature_table(det).c_str());
+      std::printf("features of %s (k = %d%s), detected from %zu probe vectors:\n%s", dp.name().c_str(), K,
+                  K < dp.k_default ? (" of the instruction's " + std::to_string(dp.k_default)).c_str() : "", det.samples,
+                  format_feature_table(det).c_str());
       const std::string diff = compare_features(dp, det.dp);
       std::printf("%s\n", diff.empty() ? "detected parameters = preset parameters"
                                         : ("differences from the preset:\n" + diff).c_str());

@@ -259,7 +259,7 @@ int TraceCmd::run() const {
   return rc;
 }
 
-/// Layout family of a preset (its field `layout`: cdna1, cdna2, cdna3, nvidia).
+/// Layout family of a preset (its field `layout`: cdna1, cdna2, cdna3, cdna4, nvidia).
 std::string family_of(const Datapath& dp) { return dp.layout; }
 
 struct LayoutCmd {
@@ -284,7 +284,7 @@ int LayoutCmd::run() const {
         }
       }
     }
-    if (dps.empty()) throw UsageError("unknown family '" + excerpt(fam) + "' (cdna1, cdna2, cdna3, nvidia)");
+    if (dps.empty()) throw UsageError("unknown family '" + excerpt(fam) + "' (cdna1, cdna2, cdna3, cdna4, nvidia)");
     title = "family " + fam + " (every preset; GTKWave shows the signals a trace has)";
   } else {
     if (dpa.arch.empty() || dpa.type.empty()) throw UsageError("give --family F or --arch A --type T");
@@ -368,7 +368,7 @@ int sc_main(int argc, char** argv) {
   LayoutCmd ly;
   c = p.command("layout", "print a GTKWave layout (.gtkw) for a family's presets or one preset",
                 "  matcore-sc layout --family cdna3 > waves/cdna3.gtkw", [&] { return ly.run(); });
-  cli::Program::text(c, "--family", ly.family, "cdna1, cdna2, cdna3 or nvidia");
+  cli::Program::text(c, "--family", ly.family, "cdna1, cdna2, cdna3, cdna4 or nvidia");
   ly.dpa.add(c, true);
 
   add_explain_command(p);

@@ -23,6 +23,7 @@
 namespace scb {
 
 using mc_test::PresetRef;
+using mc_test::has_paper;
 using mc_test::is_amd;
 using mc_test::sanitize;
 inline const std::vector<PresetRef>& sc_presets() { return mc_test::preset_refs(); }

@@ -69,7 +69,7 @@ std::vector<Sample> paper_samples(const PresetRef& p) {
 std::vector<std::string> paper_keys() {
   std::vector<std::string> k;
   for (const PresetRef& p : scb::sc_presets())
-    if (scb::is_amd(p.dp) && !(p.dp.a_fmt == mc::kBinary64)) k.push_back(p.key);
+    if (scb::has_paper(p.dp)) k.push_back(p.key);
   return k;
 }
 

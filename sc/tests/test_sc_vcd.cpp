@@ -409,7 +409,7 @@ namespace {
 TEST(Layouts, CommittedLayoutsAreCurrent) {
   // waves/<family>.gtkw are `matcore-sc layout --family <family>`: every signal any preset of
   // the family traces, grouped by stage, no dump file or absolute path.
-  for (const char* fam : {"cdna1", "cdna2", "cdna3", "nvidia"}) {
+  for (const char* fam : {"cdna1", "cdna2", "cdna3", "cdna4", "nvidia"}) {
     std::string gen;
     ASSERT_EQ(run(std::string(MATCORE_SC_CLI) + " layout --family " + fam, &gen), 0) << fam;
     std::ifstream in(std::string(MATCORE_SOURCE_DIR) + "/waves/" + fam + ".gtkw");

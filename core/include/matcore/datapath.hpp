@@ -114,6 +114,9 @@ struct Datapath {
   bool half_out = false;        ///< the instruction set has a binary16-output form of this type
   std::string instr_classes;    ///< instruction classes the architecture executes ("mma":
                                 ///< mma.sync only); empty: every class of its family
+  std::string hypothesis;       ///< a preset whose accumulation is not published (CDNA4): the
+                                ///< fields a probe must decide, comma list; empty: measured or
+                                ///< published
 
   std::string name() const { return arch + "/" + type; }
 };

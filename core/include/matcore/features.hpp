@@ -52,7 +52,7 @@ struct DetectedFeatures {
 DetectedFeatures decide_features(const FeatureVectors& v, const std::vector<uint64_t>& d);
 
 /// Model mode: runs the vectors through dot() of a preset and decides. K = 0: the preset's
-/// k_default.
+/// k_default, at most 64 (the probes' range).
 DetectedFeatures detect_features(const Datapath& preset, int K = 0);
 
 /// The detectable form of a datapath for dot products of length K: fields that cannot change any

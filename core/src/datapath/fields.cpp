@@ -168,7 +168,7 @@ std::vector<Field> build() {
   }
   // architecture facts: data of the presets, read by list, mfma, layout and the checks
   v.push_back(text_field("layout", "identity", &Datapath::layout,
-                         "GTKWave layout family (waves/LAYOUT.gtkw: cdna1, cdna2, cdna3, nvidia); empty for a custom design"));
+                         "GTKWave layout family (waves/LAYOUT.gtkw: cdna1, cdna2, cdna3, cdna4, nvidia); empty for a custom design"));
   {
     Field f = bool_field("half_out", "identity", &Datapath::half_out,
                          "the instruction set has a binary16-output form of this input type (--out fp16)");
@@ -178,6 +178,8 @@ std::vector<Field> build() {
   }
   v.push_back(text_field("instr_classes", "identity", &Datapath::instr_classes,
                          "instruction classes the architecture executes (mma, wgmma, tcgen05; comma list); empty: all of its family's"));
+  v.push_back(text_field("hypothesis", "identity", &Datapath::hypothesis,
+                         "a hypothesis, not a measured or published unit (CDNA4): the fields a probe must decide (comma list); empty: measured or published"));
   // formats
   v.push_back(format_field("a_fmt", &Datapath::a_fmt, "format of the a operands"));
   v.push_back(format_field("b_fmt", &Datapath::b_fmt, "format of the b operands"));

@@ -18,6 +18,27 @@ std::vector<Instruction> build() {
   v.push_back(Instruction{"v_" STR(nm), "amd", archs, STR(at), STR(bt), STR(ot), M, N, K, B, STR(bi)});
 #include "mfma_instructions.def"
 #undef MFMA
+  // AMD CDNA4 (gfx950) new MFMAs (../shared/spec/block-scaled.md; LLVM gfx950 assembler tests).
+  // f8f6f4: one opcode, the formats of A and B chosen by CBSZ and BLGP (0 e4m3, 1 e5m2,
+  // 2 e2m3, 3 e3m2, 4 e2m1): one entry per choice, named <mnemonic>.<a>.<b>.
+  auto amd4 = [&](const std::string& mnem, const std::string& sfx, const std::string& at, const std::string& bt, int m,
+                  int k) {
+    v.push_back(Instruction{mnem + sfx, "amd", "cdna4", at, bt, "fp32", m, m, k, 1, "__builtin_amdgcn_" + mnem.substr(2)});
+  };
+  for (const char* t : {"f16", "bf16"}) {
+    const std::string ty = std::string(t) == "f16" ? "fp16" : "bf16";
+    amd4(std::string("v_mfma_f32_16x16x32_") + t, "", ty, ty, 16, 32);
+    amd4(std::string("v_mfma_f32_32x32x16_") + t, "", ty, ty, 32, 16);
+  }
+  const char* f8f6f4[] = {"e4m3", "e5m2", "e3m2", "e2m3", "e2m1"};
+  for (const char* a : f8f6f4)
+    for (const char* b : f8f6f4) {
+      const std::string sfx = std::string(".") + a + "." + b, sc = std::string("scale.") + a + "." + b;
+      amd4("v_mfma_f32_16x16x128_f8f6f4", sfx, a, b, 16, 128);
+      amd4("v_mfma_f32_32x32x64_f8f6f4", sfx, a, b, 32, 64);
+      amd4("v_mfma_scale_f32_16x16x128_f8f6f4", sfx, sc, sc, 16, 128);
+      amd4("v_mfma_scale_f32_32x32x64_f8f6f4", sfx, sc, sc, 32, 64);
+    }
   // NVIDIA tensor-core instructions (PTX ISA): the shapes the presets model.
   auto nv = [&](const std::string& name, const std::string& fam, const std::string& at,
                 const std::string& bt, int m, int n, int k) {
@@ -37,7 +58,6 @@ std::vector<Instruction> build() {
   nv("mma.m16n8k8.f32.tf32", "ampere,ada,hopper,blackwell", "tf32", "tf32", 16, 8, 8);
   nv("wgmma.m64n256k8.f32.tf32", "hopper", "tf32", "tf32", 64, 256, 8);
   nv("tcgen05.mma.kind::tf32.k8", "blackwell", "tf32", "tf32", 128, 256, 8);
-  const char* f8f6f4[] = {"e4m3", "e5m2", "e3m2", "e2m3", "e2m1"};
   for (const char* a : f8f6f4)
     for (const char* b : f8f6f4) {
       const std::string sfx = std::string(a) + "." + b;

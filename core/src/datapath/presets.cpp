@@ -22,7 +22,7 @@ Datapath amd_base(const std::string& arch, const std::string& family) {
   Datapath d;
   d.arch = arch;
   d.family = family;
-  d.layout = family;  // waves/cdna1.gtkw, cdna2, cdna3
+  d.layout = family;  // waves/cdna1.gtkw, cdna2, cdna3, cdna4
   d.out_fmt = kBinary32;
   d.out_round = Rounding::RNE;
   d.nan_invalid = kAmdNegNaN;
@@ -130,9 +130,43 @@ Datapath nv(Datapath d, const std::string& type, const Format& fa, const Format&
   return d;
 }
 
+/// CDNA4 (MI350X/MI355X, gfx950): nothing of its accumulation is published
+/// (../shared/spec/block-scaled.md). The documented facts are kept (OCP fp8; fp6/fp4 elements
+/// chosen for a and b independently; E8M0 scales per 32 applied to the block's products before
+/// the accumulation; narrow inputs, c and d never flushed; F64 RNE with subnormals); the rest is
+/// the measured CDNA3 datapath of the same input width (paper, Algorithms 1 and 2). Every preset
+/// names the fields a probe must decide (`hypothesis`; docs/architectures/cdna4.md).
+void add_cdna4(std::vector<Datapath>& v, const Datapath& b) {
+  const std::string chain = "adder,n_fma";
+  const std::string fused = "n_fma,frac_bits,prod_align,late_c,c_frac,sum_frac,acc_frac,c_zero_exp,prod_overflow_exp";
+  const std::string oddeven = fused + ",interleave,partial_frac,c_drop_gap";
+  auto mark = [&](Datapath d, const std::string& fields) {
+    d.hypothesis = fields;
+    v.push_back(d);
+  };
+  mark(sfma(b, "fp32", kBinary32, 4), chain);
+  mark(sfma(b, "fp64", kBinary64, 4), chain);
+  mark(cdna3(b, "fp16", kBinary16, kBinary16, 8, 32, false), fused);  // v_mfma_f32_16x16x32_f16
+  mark(cdna3(b, "bf16", kBfloat16, kBfloat16, 8, 32, false), fused);
+  // v_mfma_f32_16x16x128_f8f6f4: A and B formats by CBSZ / BLGP (e4m3, e5m2, e2m3, e3m2, e2m1)
+  const Format* fs[] = {&kE4M3, &kE5M2, &kE3M2, &kE2M3, &kE2M1};
+  for (const Format* fa : fs)
+    for (const Format* fb : fs)
+      mark(cdna3(b, fa == fb ? fa->name : fa->name + "," + fb->name, *fa, *fb, 16, 128, true), oddeven);
+  // v_mfma_scale_f32_16x16x128_f8f6f4: one E8M0 scale per 32 elements of a row of A / column of B
+  for (const Format* fa : fs)
+    for (const Format* fb : fs) {
+      Datapath d = cdna3(b, "scale." + fa->name + "." + fb->name, *fa, *fb, 16, 128, true);
+      d.scale_fmt = kE8M0;
+      d.scale_block = 32;
+      mark(d, oddeven + ",scale_block");
+    }
+}
+
 void add_cdna(std::vector<Datapath>& v, const std::string& arch, int gen) {
   const std::string fam = "cdna" + std::to_string(gen);
   Datapath b = amd_base(arch, fam);
+  if (gen == 4) return add_cdna4(v, b);
   v.push_back(sfma(b, "fp32", kBinary32, 4));
   if (gen >= 2) v.push_back(sfma(b, "fp64", kBinary64, 4));
   if (gen == 1) {
@@ -240,6 +274,8 @@ std::vector<Datapath> build() {
   add_cdna(v, "mi250", 2);
   add_cdna(v, "mi300a", 3);
   add_cdna(v, "mi300x", 3);
+  add_cdna(v, "mi350x", 4);  // hypotheses: docs/architectures/cdna4.md
+  add_cdna(v, "mi355x", 4);
 
   {  // Volta: mma.m8n8k4, fp16 only.
     Datapath b = nv_base("v100", "volta", -131);

@@ -113,7 +113,7 @@ int late_zero_class_top(const Geo& g, const Datapath& d, int z, int n) {
 }  // namespace
 
 Datapath canonical_features(const Datapath& in, int K) {
-  if (K < 1) K = in.k_default;
+  if (K < 1) K = std::min(in.k_default, 64);
   const Geo g = geometry(in.a_fmt, in.b_fmt, in.out_fmt, std::max(K, 2));
   const Format& O = in.out_fmt;
   Datapath d;  // every field not set below keeps its default
@@ -280,7 +280,7 @@ DetectedFeatures decide_features(const FeatureVectors& v, const std::vector<uint
 }
 
 DetectedFeatures detect_features(const Datapath& preset, int K) {
-  if (K <= 0) K = preset.k_default;
+  if (K <= 0) K = std::min(preset.k_default, 64);  // the probes cover k = 2..64 (CDNA4 f8f6f4: K = 128)
   const FeatureVectors v = feature_vectors(preset.a_fmt, preset.b_fmt, preset.out_fmt, K, preset.type);
   std::vector<uint64_t> d(v.size());
   for (size_t i = 0; i < v.size(); ++i) d[i] = dot(preset, &v.a[i * K], &v.b[i * K], K, v.c[i]);
