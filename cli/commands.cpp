@@ -37,14 +37,12 @@
 using namespace mc;
 using cli::DatapathArgs;
 using cli::Program;
+using cli::stored_out;
 using cli::threads_option;
 
 namespace {
 
 std::string hex(const Format& f, uint64_t v) { return to_hex_bits(f, v); }
-
-/// The stored format of c and d values (binary64 for fp64 datapaths, else binary32).
-const Format& stored_out(const Datapath& dp) { return dp.out_fmt == kBinary64 ? kBinary64 : kBinary32; }
 
 // ------------------------------------------------------------------------------------- list
 struct ListCmd {
@@ -90,17 +88,17 @@ struct ListCmd {
     if (what == "presets") {
       // every preset with its element formats, scales, K and adder
       std::printf("presets (arch, type, variant: a x b elements, scale format/block [G: products per scaled group],\n"
-                  "         K, products per group, adder, output):\n");
+                  "         K, products per group, adder, output; hypothesis: not published, `show` names its open fields):\n");
       for (const std::string& ar : archs)
         for (const Datapath& d : all_presets()) {
           if (d.arch != ar) continue;
           const std::string sc = !d.scaled() ? "none"
                                  : d.scale_fmt.name + "/" + std::to_string(d.scale_block) +
                                        (d.group_size ? " G=" + std::to_string(d.group_size) : "");
-          std::printf("  %-11s %-10s %-9s %-8s x %-8s scale %-13s K=%-3d n_fma=%-2d %-8s -> %s%s\n", d.arch.c_str(),
+          std::printf("  %-11s %-10s %-9s %-8s x %-8s scale %-13s K=%-3d n_fma=%-2d %-8s -> %s%s%s\n", d.arch.c_str(),
                       d.type.c_str(), d.variant.empty() ? "-" : d.variant.c_str(), d.a_fmt.name.c_str(),
                       d.b_fmt.name.c_str(), sc.c_str(), d.k_default, d.n_fma, get_field(d, "adder").c_str(), d.out_fmt.name.c_str(),
-                      d.half_out ? " (binary16 too: --out fp16)" : "");
+                      d.half_out ? " (binary16 too: --out fp16)" : "", d.hypothesis.empty() ? "" : " hypothesis");
         }
     }
     if (what == "instructions" || what == "all") {
@@ -291,11 +289,18 @@ struct ValidateCmd : FileArgs {
   /// --engine rtl: the samples run through the Verilated RTL top of the preset (rtl_model/).
   StreamResult run_rtl(const Datapath& dp) const {
     const SampleSet s = load_sample_set(dp, a, b, c, d, k);
+    const ScaleFiles sf = resolve_scale_files(dp, a, scales);  // block scales: sa.txt, sb.txt
+    const int ns = scales_per_sample(dp, static_cast<int>(s.K));
+    const ScaleFile xa = ns ? read_scale_file(sf.a, ns, dp.scale_fmt) : ScaleFile{}, xb = ns ? read_scale_file(sf.b, ns, dp.scale_fmt) : ScaleFile{};
+    for (const auto* x : {&xa, &xb})
+      if (ns && x->samples() != s.n)
+        throw InputError((x == &xa ? sf.a : sf.b) + ": " + std::to_string(x->samples()) + " samples, the a file has " + std::to_string(s.n));
     std::vector<RtlSample> in(s.n);
     for (size_t i = 0; i < s.n; ++i) {
       in[i].a.assign(s.a.begin() + i * s.K, s.a.begin() + (i + 1) * s.K);
       in[i].b.assign(s.b.begin() + i * s.K, s.b.begin() + (i + 1) * s.K);
       in[i].c = zero_c ? 0 : s.c[i];
+      if (ns) in[i].sa.assign(xa.v.begin() + i * ns, xa.v.begin() + (i + 1) * ns), in[i].sb.assign(xb.v.begin() + i * ns, xb.v.begin() + (i + 1) * ns);
     }
     const std::vector<uint64_t> got = rtl_run(dp, in);
     StreamResult r;
@@ -314,6 +319,8 @@ struct ValidateCmd : FileArgs {
         m.a = in[i].a;
         m.b = in[i].b;
         m.c = in[i].c;
+        m.sa = in[i].sa;
+        m.sb = in[i].sb;
         r.first.push_back(m);
       }
     }
@@ -350,105 +357,6 @@ struct ValidateCmd : FileArgs {
     std::printf("samples=%llu mismatches=%llu p_upper=%.3g\n", static_cast<unsigned long long>(r.n),
                 static_cast<unsigned long long>(r.mismatches), mismatch_upper_bound(r.n, r.mismatches, eps));
     return r.mismatches ? 1 : 0;
-  }
-};
-
-// ---------------------------------------------------------------------------- gemm / mfma
-/// A matrix file is an a/b vector file with one row per line (widened or native values).
-Matrix read_matrix(const std::string& path, const Format& f, Rounding ingest) {
-  const AbFile file = read_ab_file(path, 0, f);
-  Matrix M;
-  M.rows = static_cast<int>(file.samples());
-  M.cols = file.K;
-  M.v.resize(file.v.size());
-  for (size_t i = 0; i < file.v.size(); ++i)
-    M.v[i] = ab_operand(f, ingest, file, i,
-                        path + ":" + std::to_string(file.line_of(i / file.K)) + ": value " +
-                            std::to_string(i % file.K + 1));
-  return M;
-}
-
-/// D as text, one row per line: to the --D file (complete or not at all), or to stdout.
-void write_matrix(const std::string& path, const Matrix& M, const Datapath& dp) {
-  const Format& f = stored_out(dp);
-  std::string text = "# matcore " + dp.name() + " D (" + std::to_string(M.rows) + " x " +
-                     std::to_string(M.cols) + "), " + f.name + " bit patterns\n";
-  for (int r = 0; r < M.rows; ++r) {
-    for (int c = 0; c < M.cols; ++c) {
-      if (c) text += ' ';
-      text += to_hex_bits(f, widen_result(dp, M.at(r, c)));
-    }
-    text += '\n';
-  }
-  if (path.empty()) {
-    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
-      throw InputError(std::string("standard output: write failed (") + std::strerror(errno) + ")");
-    return;
-  }
-  OutputFile out(path);
-  out.write(text);
-  out.commit();
-}
-
-
-struct GemmCmd {
-  bool single = false;  // mfma: one instruction
-  DatapathArgs dpa;
-  std::string instr, A, B, C, D;
-  int k = 0;
-  unsigned threads = 0;
-
-  Matrix read_c(const Datapath& dp, int rows, int cols) const {
-    if (C.empty()) return Matrix{rows, cols, std::vector<uint64_t>(static_cast<size_t>(rows) * cols, 0)};
-    const AbFile file = read_ab_file(C, 0, stored_out(dp));
-    Matrix M{static_cast<int>(file.samples()), file.K, std::vector<uint64_t>(file.v.size())};
-    RoundedC rounded;
-    for (size_t i = 0; i < file.v.size(); ++i) {
-      bool r = false;
-      M.v[i] = c_operand(dp, file.v[i], file.width, &r);
-      if (r && !rounded.count++) rounded.first_line = file.line_of(i / file.K);
-    }
-    if (rounded.count) std::fprintf(stderr, "note: %s\n", rounded.note(C, dp).c_str());
-    return M;
-  }
-  int run() const {
-    if (!D.empty()) check_not_input(D, "--D", {A, B, C});
-    Datapath dp;
-    int instr_k;
-    const Instruction* in = nullptr;
-    if (!instr.empty()) {
-      if (!dpa.type.empty() || !dpa.file.empty()) throw UsageError("give --instr or --type/--datapath, not both");
-      if (dpa.arch.empty()) throw UsageError("--instr needs --arch");
-      try {
-        in = &find_instruction(instr);
-        dp = instruction_datapath(dpa.arch, *in, dpa.out);
-      } catch (const std::invalid_argument& e) {
-        throw UsageError(e.what());
-      }
-      dpa.apply_set(dp);  // --set changes the instruction's datapath
-      instr_k = in->k;
-      if (k) throw UsageError("--k is the instruction's own with --instr");
-    } else {
-      if (!dpa.given()) throw UsageError("give --instr INSTR, --type T or --datapath FILE");
-      dp = dpa.resolve();
-      instr_k = k ? k : dp.k_default;
-    }
-    const Matrix Am = read_matrix(A, dp.a_fmt, dp.ingest);
-    const Matrix Bm = read_matrix(B, dp.b_fmt, dp.ingest);
-    if (single) {
-      const Matrix Cm = read_c(dp, in->blocks * in->m, in->n);
-      write_matrix(D, mfma(dp, *in, Am, Bm, Cm), dp);
-      return 0;
-    }
-    if (Am.cols != Bm.rows)
-      throw InputError(A + ": A has " + std::to_string(Am.cols) + " columns but " + B + " has " +
-                       std::to_string(Bm.rows) + " rows");
-    const Matrix Cm = read_c(dp, Am.rows, Bm.cols);
-    if (Cm.rows != Am.rows || Cm.cols != Bm.cols)
-      throw InputError(C + ": C is " + std::to_string(Cm.rows) + " x " + std::to_string(Cm.cols) +
-                       " but must be " + std::to_string(Am.rows) + " x " + std::to_string(Bm.cols));
-    write_matrix(D, gemm(dp, instr_k, Am, Bm, Cm, threads), dp);
-    return 0;
   }
 };
 
@@ -527,72 +435,6 @@ struct SampleCmd {
 
 // -------------------------------------------------------------------------- trace
 // The SystemC model is a separate program (it elaborates once per process): matcore-sc.
-/// matcore trace --engine rtl: the samples through the Verilated RTL top (built with --trace),
-/// a VCD of the run whose signals carry the field table's names in the SystemC VCD's scope
-/// (SystemC.aligner.e_max, ...; rtl_run), d checked against the fast model.
-int rtl_trace(const std::vector<std::string>& rest) {
-  CLI::App app("matcore trace --engine rtl", "trace");
-  DatapathArgs dpa;
-  std::string engine, a, b, c = "0", file, samples = "0", vcd;
-  dpa.add(&app);
-  app.add_option("--engine", engine)->check(CLI::IsMember({"rtl"}));
-  Program::text(&app, "--a", a, "a values V,V,...");
-  Program::text(&app, "--b", b, "b values");
-  Program::text(&app, "--c", c, "c (default 0)");
-  Program::text(&app, "--file", file, "directory with a.txt b.txt c.txt [d.txt]");
-  Program::text(&app, "--samples", samples, "0-based sample indices I,J,... of --file (default 0)");
-  Program::text(&app, "--vcd", vcd, "the VCD file (default run/trace-rtl-ARCH-TYPE.vcd)");
-  std::vector<std::string> args(rest.rbegin(), rest.rend());
-  try {
-    app.parse(args);
-  } catch (const CLI::CallForHelp&) {
-    std::printf("%s", app.help().c_str());
-    return 0;
-  } catch (const CLI::ParseError& e) {
-    throw UsageError(std::string("trace --engine rtl: ") + e.what());
-  }
-  const Datapath dp = dpa.resolve();
-  const std::vector<ExplainSample> xs = command_line_samples(dp, file, samples, false, a, b, c);
-  if (vcd.empty()) {
-    ::mkdir("run", 0777);
-    std::string t = dp.type;
-    for (char& ch : t)
-      if (ch == ',') ch = '_';
-    vcd = "run/trace-rtl-" + dp.arch + "-" + t + ".vcd";
-  }
-  std::vector<RtlSample> in;
-  std::vector<uint32_t> tags;  // the VCD's issue.tag: the sample's number in --file, as in the SystemC VCD
-  for (const ExplainSample& x : xs) {
-    in.push_back(RtlSample{x.a, x.b, x.c});
-    if (x.index > 0xffffffffu) throw UsageError("--samples: " + std::to_string(x.index) + " is past the 32-bit tag");
-    tags.push_back(static_cast<uint32_t>(x.index));
-  }
-  OutputFile out(vcd);  // written as a temporary beside it; renamed when complete
-  if (out.temp_path().empty()) throw UsageError("--vcd: " + vcd + " is not a regular file path (the simulator writes the VCD)");
-  const std::vector<uint64_t> d = rtl_run(dp, in, out.temp_path(), tags);
-  std::map<uint32_t, VcdCheck> obs;  // d.txt of --file: check.d_hw and check.mismatch in the VCD
-  for (size_t i = 0; i < xs.size(); ++i)
-    if (xs[i].has_observed) obs[tags[i]] = VcdCheck{xs[i].observed, xs[i].observed != d[i]};
-  if (!obs.empty()) vcd_add_check(out.temp_path(), plan(dp).back().name, stored_width(dp.out_fmt), obs);
-  out.commit();
-  int bad = 0;
-  const FastDot fd(dp);
-  for (size_t i = 0; i < xs.size(); ++i) {
-    const uint64_t m = widen_result(dp, fd(xs[i].a.data(), xs[i].b.data(), static_cast<int>(xs[i].a.size()), xs[i].c));
-    std::printf("sample %llu: rtl d = 0x%s, model d = 0x%s%s\n", static_cast<unsigned long long>(xs[i].index),
-                to_hex(d[i]).c_str(), to_hex(m).c_str(), d[i] == m ? "" : "  MISMATCH");
-    if (xs[i].has_observed)
-      std::printf("          observed d = 0x%s %s\n", to_hex(xs[i].observed).c_str(),
-                  xs[i].observed == d[i] ? "(rtl matches)" : "(rtl differs: check.mismatch in the VCD)");
-    bad += d[i] != m;
-  }
-  std::printf("vcd: %s (signals SystemC.<stage>.<signal>, 1 ns, a 10 ns clock: the names, scope and time unit of the "
-              "SystemC VCD)\n",
-              vcd.c_str());
-  if (!dp.layout.empty()) std::printf("view: gtkwave %s waves/%s.gtkw\n", vcd.c_str(), dp.layout.c_str());
-  return bad ? 1 : 0;
-}
-
 /// matcore trace --svg FILE: the picture of svg.hpp for the samples (one panel per datapath and
 /// sample; one or two datapaths, at most 8 samples), from the fast model's trace.
 int svg_trace(const std::vector<std::string>& rest) {
@@ -609,15 +451,7 @@ int svg_trace(const std::vector<std::string>& rest) {
   Program::text(&app, "--file", file, "directory with a.txt b.txt c.txt [d.txt]");
   Program::text(&app, "--samples", samples, "0-based sample indices I,J,... of --file (default 0)");
   Program::text(&app, "--svg", dc.svg, "the SVG file")->required();
-  std::vector<std::string> args(rest.rbegin(), rest.rend());
-  try {
-    app.parse(args);
-  } catch (const CLI::CallForHelp&) {
-    std::printf("%s", app.help().c_str());
-    return 0;
-  } catch (const CLI::ParseError& e) {
-    throw UsageError(std::string("trace --svg: ") + e.what());
-  }
+  if (!cli::parse_sub_app(app, rest, "trace --svg")) return 0;
   const std::vector<Datapath> dv = dc.datapaths();
   std::vector<SvgPanel> panels;
   for (const Datapath& dp : dv) {
@@ -735,26 +569,7 @@ int matcore_main(int argc, char** argv) {
                 "model (the fast C++ model, default) or rtl (the Verilated RTL top, built with verilator on first use)")
       ->check(CLI::IsMember({"model", "rtl"}));
 
-  GemmCmd gm, mf;
-  mf.single = true;
-  for (GemmCmd* g : {&gm, &mf}) {
-    c = g->single ? p.command("mfma", "one matrix instruction D = A*B + C (all its blocks)",
-                              "  matcore mfma --arch mi300x --instr v_mfma_f32_4x4x4f16 --A A.txt --B B.txt --D D.txt",
-                              [g] { return g->run(); })
-                  : p.command("gemm", "a GEMM D = A*B + C through a preset, k chained as the hardware does",
-                              "  matcore gemm --arch mi250 --type bf16_1k --A A.txt --B B.txt --C C.txt --D D.txt",
-                              [g] { return g->run(); });
-    g->dpa.add(c, true, !g->single);  // mfma: the instruction names the type (no --type, --datapath)
-    if (g->single) c->get_option("--arch")->required();
-    Program::text(c, "--instr", g->instr, "instruction name (matcore list instructions)");
-    if (g->single) c->get_option("--instr")->required();
-    else c->add_option("--k", g->k, "k of one instruction (default: the preset's)")->check(cli::int_range(1, 1 << 16));
-    Program::text(c, "--A", g->A, "A matrix file, one row per line")->required();
-    Program::text(c, "--B", g->B, "B matrix file")->required();
-    Program::text(c, "--C", g->C, "C matrix file (default 0)");
-    Program::text(c, "--D", g->D, "output file for D (default: standard output)");
-    if (!g->single) threads_option(c, g->threads);
-  }
+  add_matrix_commands(p);
 
   RunCmd rn;
   c = p.command("run", "the model as a stand-in device: writes d for every sample of a/b/c files",

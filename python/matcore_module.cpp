@@ -18,6 +18,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <memory>
 #include <thread>
 
 #include "matcore/datapath_file.hpp"
@@ -291,7 +292,7 @@ PYBIND11_MODULE(matcore, m) {
   m.def(
       "gemm",
       [](const Datapath& dp, const py::handle& Ah, const py::handle& Bh, const py::handle& Ch, int k, unsigned threads,
-         bool bits) -> py::object {
+         bool bits, const py::handle& sah, const py::handle& sbh) -> py::object {
         const F64 A = values_arg(Ah, "A"), B = values_arg(Bh, "B");
         Matrix Am = matrix_of(A, dp.a_fmt, dp.ingest, "A", false), Bm = matrix_of(B, dp.b_fmt, dp.ingest, "B", false);
         if (Am.cols != Bm.rows)
@@ -302,10 +303,19 @@ PYBIND11_MODULE(matcore, m) {
           if (Cm.rows != Am.rows || Cm.cols != Bm.cols) throw py::value_error("C must be A.rows x B.cols");
         }
         if (k < 0) throw py::value_error("k must be positive (0: the preset's)");
+        // block scales: sa one row per row of A, sb one row per column of B
+        const U64 sa = scales_arg(dp, sah, "sa", Am.rows, Am.cols), sb = scales_arg(dp, sbh, "sb", Bm.cols, Am.cols);
+        const int per = scales_per_sample(dp, Am.cols);
+        auto mat = [&](const U64& s, int rows) {
+          return s.size() ? std::make_unique<Matrix>(Matrix{rows, per, std::vector<uint64_t>(s.data(), s.data() + s.size())}) : nullptr;
+        };
+        const std::unique_ptr<Matrix> SA = mat(sa, Am.rows), SB = mat(sb, Bm.cols);
         Matrix D;
-        {
+        try {
           py::gil_scoped_release release;
-          D = gemm(dp, k ? k : dp.k_default, Am, Bm, Cm, threads);
+          D = gemm(dp, k ? k : dp.k_default, Am, Bm, Cm, threads, SA.get(), SB.get());
+        } catch (const std::invalid_argument& e) {
+          throw py::value_error(e.what());
         }
         if (bits) {
           U64 out({static_cast<py::ssize_t>(D.rows), static_cast<py::ssize_t>(D.cols)});
@@ -318,9 +328,11 @@ PYBIND11_MODULE(matcore, m) {
         return std::move(out);
       },
       py::arg("dp"), py::arg("A"), py::arg("B"), py::arg("C") = py::none(), py::arg("k") = 0, py::arg("threads") = 0,
-      py::arg("bits") = false,
+      py::arg("bits") = false, py::arg("sa") = py::none(), py::arg("sb") = py::none(),
       "D = A*B + C as a sequence of the datapath's instructions (k of them chained through C in out_fmt). A, B, C: "
       "float64 matrices, rounded into the input formats with the datapath's ingest rounding (C: RNE into out_fmt). "
+      "Block-scaled types: sa (M, ceil(K / scale_block)) and sb (N, ceil(K / scale_block)) scale_fmt patterns, the "
+      "scales of A's rows and B's columns per k-block (None: 1). "
       "Returns D as float64 (exact), or its out_fmt bit patterns with bits=True.");
 
   m.def(

@@ -24,6 +24,8 @@ inline std::string sanitize(std::string s) {
 }
 
 inline bool is_amd(const mc::Datapath& d) { return d.family.rfind("cdna", 0) == 0; }
+/// The AMD presets the paper's vectors (tb/vectors/paper_cdna1..3.pvt) characterise.
+inline bool has_paper(const mc::Datapath& d) { return is_amd(d) && d.hypothesis.empty() && !(d.a_fmt == mc::kBinary64); }
 
 /// The OCP MX fp6/fp4 types of the f8f6f4 instructions (21 mixes on each of b200 and rtxpro6000)
 /// that the multi-level testbenches leave out: they take a same-format fp4 and fp6 type and one
@@ -31,6 +33,11 @@ inline bool is_amd(const mc::Datapath& d) { return d.family.rfind("cdna", 0) == 
 /// tb/test_fast.cpp and make bench-check compare all of them with the reference.
 inline bool sampled_out(const mc::Datapath& d) {
   const std::string k = d.arch + "/" + d.type;
+  // CDNA4 hypotheses (the CDNA3 datapaths with OCP, fp6/fp4 and scaled inputs): mi350x is
+  // mi355x; one type of each input width, a mix and two scaled types
+  if (d.family == "cdna4")
+    return k != "mi355x/fp16" && k != "mi355x/e4m3" && k != "mi355x/e2m1" && k != "mi355x/e5m2,e2m3" &&
+           k != "mi355x/scale.e4m3.e4m3" && k != "mi355x/scale.e2m1.e3m2";
   if (d.scaled())  // block-scaled: one of each kind and scale (SystemC only: no RTL yet)
     return k != "b200/mxf8f6f4.e4m3.e4m3" && k != "b200/mxf8f6f4.e2m1.e5m2" && k != "b200/mxf4" &&
            k != "b200/nvfp4" && k != "rtxpro6000/mxf4nvf4.e8m0";
@@ -73,13 +80,17 @@ inline std::vector<std::string> preset_keys() {
   return k;
 }
 
-/// preset_refs() without the block-scaled presets: what the RTL testbenches run (the scaler and
-/// grouper stages have no Verilog module yet: issue 27) and the fast-kernel tests (the scaled
-/// presets run on the reference stages).
+/// What the RTL testbenches run (and the fast-kernel tests): preset_refs() without the GST-FDPA
+/// presets (the grouper stage has no Verilog module yet: issue 27), with one ST-FDPA preset of
+/// each structure and one CDNA4 hypothesis.
 inline std::vector<std::string> rtl_preset_keys() {
   std::vector<std::string> k;
+  // a Verilator build each: of the CDNA4 hypotheses and the scaled types (ST-FDPA: the scaler;
+  // the grouper has no Verilog yet), one NVIDIA and one CDNA4 structure
   for (const PresetRef& p : preset_refs())
-    if (!p.dp.scaled()) k.push_back(p.key);
+    if ((!p.dp.scaled() && p.dp.hypothesis.empty()) || p.key == "b200_mxf8f6f4_e2m1_e5m2_tcgen05" ||
+        p.key == "mi355x_scale_e2m1_e3m2")
+      k.push_back(p.key);
   return k;
 }
 

@@ -212,6 +212,37 @@ TEST(Cli, GemmAndMfmaOnFiles) {
   EXPECT_NE(r.out.find("does not exist on mi100"), std::string::npos) << r.out;
 }
 
+TEST(Cli, BlockScaledGemmTakesScaleMatrices) {
+  // 2x32 e4m3 ones times 32x2 e2m1 ones (native 2-digit patterns): every dot is 32; A's rows
+  // scaled by 2 and 1, B's columns by 1 and 1/2 (E8M0 patterns): D = [64 32; 32 16]
+  std::string a_row, b_text;
+  for (int k = 0; k < 32; ++k) a_row += (k ? " 38" : "38");
+  for (int k = 0; k < 32; ++k) b_text += "02 02\n";
+  const std::string A = tmp("mxA.txt", a_row + "\n" + a_row + "\n"), B = tmp("mxB.txt", b_text);
+  const std::string SA = tmp("mxSA.txt", "80\n7f\n"), SB = tmp("mxSB.txt", "7f\n7e\n");
+  const std::string gemm = "gemm --arch b200 --type mxf8f6f4.e4m3.e2m1 --A " + A + " --B " + B;
+  CliRun r = run(gemm + " --SA " + SA + " --SB " + SB);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("42800000 42000000\n42000000 41800000"), std::string::npos) << r.out;
+  r = run(gemm);  // unit scales, with a note
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("42000000 42000000\n42000000 42000000"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("scales are taken as 1"), std::string::npos) << r.out;
+  r = run("mfma --arch rtxpro6000 --instr mma.m16n8k32.kind::mxf8f6f4.block_scale.scale_vec::1X.f32.e4m3.e2m1.ue8m0 --A " +
+          A + " --B " + B + " --SA " + SA + " --SB " + SB);
+  EXPECT_EQ(r.status, 2);  // one instruction is 16 x 8 x 32
+  EXPECT_NE(r.out.find("A must be 16 x 32"), std::string::npos) << r.out;
+  r = run(gemm + " --SA " + tmp("mxSA3.txt", "80\n7f\n7f\n") + " --SB " + SB);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("3 lines, but A has 2 rows"), std::string::npos) << r.out;
+  r = run(gemm + " --SA " + tmp("mxSAbad.txt", "80 7f\n7f 7f\n") + " --SB " + SB);
+  EXPECT_EQ(r.status, 2);  // K = 32: one scale per line
+  EXPECT_NE(r.out.find("mxSAbad.txt"), std::string::npos) << r.out;
+  r = run("gemm --arch b200 --type e4m3,e2m1 --variant tcgen05 --A " + A + " --B " + B + " --SA " + SA);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("has no block scales"), std::string::npos) << r.out;
+}
+
 TEST(Cli, CheckTableRunsThePaperVectors) {
   CliRun r = run("check-table " + std::string(MATCORE_SOURCE_DIR) + "/tb/vectors/paper_cdna2.pvt");
   EXPECT_EQ(r.status, 0) << r.out;

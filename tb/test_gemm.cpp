@@ -26,19 +26,25 @@ Matrix random_matrix(int r, int c, const Format& f, std::mt19937& rng, int emin,
 TEST(Instructions, TableCoversTheFamilies) {
   int amd = 0, nv = 0;
   for (const Instruction& i : all_instructions()) (i.vendor == "amd" ? amd : nv)++;
-  EXPECT_EQ(amd, 32);
+  EXPECT_EQ(amd, 32 + 104);  // CDNA1-3; CDNA4's new f16/bf16 (4), f8f6f4 and scale f8f6f4 (2 x 2 shapes x 25 mixes)
   EXPECT_GT(nv, 10);
   EXPECT_EQ(find_instruction("v_mfma_f32_4x4x4f16").blocks, 16);
   EXPECT_EQ(find_instruction("mfma_f32_32x32x4bf16_1k").k, 4);
   EXPECT_EQ(find_instruction("v_mfma_f32_16x16x32_fp8_bf8").b_type, "e5m2fnuz");
   EXPECT_THROW(find_instruction("v_mfma_f32_64x64x64f16"), std::invalid_argument);
   // every AMD instruction resolves to a preset on every family that has it
-  for (const char* arch : {"mi100", "mi210", "mi300x"})
+  for (const char* arch : {"mi100", "mi210", "mi300x", "mi355x"})
     for (const Instruction* in : instructions_for(arch)) {
       if (in->vendor != "amd") continue;
       EXPECT_NO_THROW(instruction_datapath(arch, *in)) << arch << " " << in->name;
     }
   EXPECT_EQ(instructions_for("mi100").size(), 15u);  // fp32, fp16, bf16 x 5 shapes
+  // gfx950: the CDNA3 fp32, fp16, bf16_1k and fp64 MFMAs (17), the new f16/bf16 (4), f8f6f4 and
+  // scale f8f6f4 (100); not the xf32 ones (removed) nor the FNUZ fp8 ones
+  EXPECT_EQ(instructions_for("mi355x").size(), 17u + 4u + 100u);
+  EXPECT_EQ(instruction_datapath("mi355x", find_instruction("v_mfma_f32_32x32x64_f8f6f4.e2m1.e4m3")).type, "e2m1,e4m3");
+  EXPECT_EQ(instruction_datapath("mi355x", find_instruction("v_mfma_scale_f32_16x16x128_f8f6f4.e2m1.e4m3")).scale_block, 32);
+  EXPECT_THROW(instruction_datapath("mi355x", find_instruction("v_mfma_f32_16x16x8xf32")), std::invalid_argument);
   EXPECT_THROW(instruction_datapath("mi100", find_instruction("v_mfma_f64_16x16x4f64")),
                std::invalid_argument);
 }
@@ -106,4 +112,68 @@ TEST(Gemm, ShapeErrors) {
   const Matrix A{2, 3, std::vector<uint64_t>(6, 0)}, B{2, 2, std::vector<uint64_t>(4, 0)};
   const Matrix C{2, 2, std::vector<uint64_t>(4, 0)};
   EXPECT_THROW(gemm(dp, 16, A, B, C), std::invalid_argument);
+}
+
+// Block-scaled GEMM (b200 tcgen05 kind::mxf8f6f4, sm_120a mma.sync block_scale): with unit
+// scales it is the unscaled kind::f8f6f4 GEMM of the same types (which runs the lane kernels;
+// the scaled path runs the reference stages), and one scale 2^u for every block of row i of A
+// and 2^v for column j of B gives 2^(u+v) times that D (with C scaled alike): every alignment
+// and rounding of the datapath is relative. mfma of one instruction is the GEMM of its shape.
+TEST(Gemm, BlockScaledGemmAndMfma) {
+  const Datapath mx = find_preset("b200", "mxf8f6f4.e4m3.e2m1");
+  const Datapath f8 = find_preset("b200", "e4m3,e2m1", "", "tcgen05");
+  std::mt19937 rng(27);
+  const int M = 6, N = 5, K = 96, S = K / 32;  // three instructions of 32, chained through c
+  const Matrix A = random_matrix(M, K, kE4M3, rng, -4, 6), B = random_matrix(K, N, kE2M1, rng, 0, 2);
+  const Matrix C = random_matrix(M, N, kBinary32, rng, -3, 3);
+  const Matrix plain = gemm(f8, 32, A, B, C, 2);
+  EXPECT_EQ(gemm(mx, 32, A, B, C, 2).v, plain.v);  // no scales given: unit scales
+  std::vector<int> u(M), v(N);
+  Matrix SA{M, S, std::vector<uint64_t>(M * S)}, SB{N, S, std::vector<uint64_t>(N * S)}, Cs = C;
+  for (int i = 0; i < M; ++i) {
+    u[i] = static_cast<int>(rng() % 9) - 4;
+    for (int j = 0; j < S; ++j) SA.at(i, j) = static_cast<uint64_t>(127 + u[i]);
+  }
+  for (int j = 0; j < N; ++j) {
+    v[j] = static_cast<int>(rng() % 9) - 4;
+    for (int s = 0; s < S; ++s) SB.at(j, s) = static_cast<uint64_t>(127 + v[j]);
+  }
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) Cs.at(i, j) = C.at(i, j) + static_cast<uint64_t>(static_cast<int64_t>(u[i] + v[j]) << 23);
+  const Matrix D = gemm(mx, 32, A, B, Cs, 1, &SA, &SB);
+  EXPECT_EQ(gemm(mx, 32, A, B, Cs, 3, &SA, &SB).v, D.v);  // thread count
+  int checked = 0;
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      const uint64_t d0 = plain.at(i, j), e0 = (d0 >> 23) & 0xFF;
+      if (e0 < 20 || e0 > 230) continue;  // zero, tiny or huge: outside the relation
+      EXPECT_EQ(D.at(i, j), d0 + static_cast<uint64_t>(static_cast<int64_t>(u[i] + v[j]) << 23)) << i << "," << j;
+      ++checked;
+    }
+  EXPECT_GT(checked, 20);
+  // one sm_120a instruction (16 x 8 x 32): the GEMM of its shape, scales per row / column
+  const Instruction& in = find_instruction("mma.m16n8k32.kind::mxf8f6f4.block_scale.scale_vec::1X.f32.e4m3.e2m1.ue8m0");
+  const Datapath r = instruction_datapath("rtxpro6000", in);
+  const Matrix A1 = random_matrix(16, 32, kE4M3, rng, -4, 6), B1 = random_matrix(32, 8, kE2M1, rng, 0, 2);
+  const Matrix C1 = random_matrix(16, 8, kBinary32, rng, -3, 3);
+  Matrix SA1{16, 1, std::vector<uint64_t>(16)}, SB1{8, 1, std::vector<uint64_t>(8)};
+  for (auto& x : SA1.v) x = 120 + rng() % 15;
+  for (auto& x : SB1.v) x = 120 + rng() % 15;
+  const Matrix D1 = mfma(r, in, A1, B1, C1, &SA1, &SB1);
+  EXPECT_EQ(D1.v, gemm(r, 32, A1, B1, C1, 1, &SA1, &SB1).v);
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < 8; ++j) {
+      std::vector<uint64_t> a(32), b(32);
+      for (int k = 0; k < 32; ++k) a[k] = A1.at(i, k), b[k] = B1.at(k, j);
+      ASSERT_EQ(D1.at(i, j), dot(r, a.data(), b.data(), 32, C1.at(i, j), ScaleRefs{&SA1.v[i], &SB1.v[j]}));
+    }
+  // shapes and kinds: scales of the wrong shape, an instruction k that splits a block, scales
+  // for an unscaled type
+  const Matrix bad{M, S + 1, std::vector<uint64_t>(M * (S + 1), 127)};
+  EXPECT_THROW(gemm(mx, 32, A, B, C, 1, &bad, &SB), std::invalid_argument);
+  EXPECT_THROW(gemm(mx, 48, A, B, C, 1), std::invalid_argument);
+  EXPECT_THROW(gemm(f8, 32, A, B, C, 1, &SA, &SB), std::invalid_argument);
+  Matrix wide = SA;
+  wide.v[0] = 0x1FF;
+  EXPECT_THROW(gemm(mx, 32, A, B, C, 1, &wide, &SB), std::invalid_argument);
 }

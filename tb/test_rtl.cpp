@@ -45,13 +45,15 @@ std::string hexs(uint64_t v) { return "0x" + to_hex(v); }
 /// d differ and describes the first one (operands, both d in hex, the model's stage trace).
 size_t compare_rtl(const Datapath& dp, const std::vector<Sample>& s, std::string* first) {
   std::vector<RtlSample> in(s.size());
-  for (size_t i = 0; i < s.size(); ++i) in[i] = RtlSample{s[i].a, s[i].b, s[i].c};
+  for (size_t i = 0; i < s.size(); ++i) in[i] = RtlSample{s[i].a, s[i].b, s[i].c, s[i].sa, s[i].sb};
   const std::vector<uint64_t> got = rtl_run(dp, in);
   size_t bad = 0;
   const FastDot fd(dp);
   for (size_t i = 0; i < s.size(); ++i) {
     Trace tr;
-    const uint64_t want = widen_result(dp, fd(s[i].a.data(), s[i].b.data(), static_cast<int>(s[i].a.size()), s[i].c));
+    const int K = static_cast<int>(s[i].a.size());  // block-scaled: the reference stages, with the sample's scales
+    const uint64_t want = widen_result(dp, dp.scaled() ? dot(dp, s[i].a.data(), s[i].b.data(), K, s[i].c, scale_refs(s[i].sa, s[i].sb))
+                                                       : fd(s[i].a.data(), s[i].b.data(), K, s[i].c));
     if (got[i] == want) continue;
     if (bad++ == 0 && first) {
       std::ostringstream o;
@@ -59,8 +61,10 @@ size_t compare_rtl(const Datapath& dp, const std::vector<Sample>& s, std::string
       for (uint64_t v : s[i].a) o << " " << to_hex_bits(dp.a_fmt, v);
       o << "\n  b:";
       for (uint64_t v : s[i].b) o << " " << to_hex_bits(dp.b_fmt, v);
-      o << "\n  c: " << to_hex_bits(dp.out_fmt, s[i].c) << "\n  model stages:\n";
-      dot(dp, s[i].a.data(), s[i].b.data(), static_cast<int>(s[i].a.size()), s[i].c, &tr);
+      o << "\n  c: " << to_hex_bits(dp.out_fmt, s[i].c);
+      for (size_t j = 0; j < s[i].sa.size(); ++j) o << (j ? " " : "\n  scales a/b: ") << to_hex(s[i].sa[j]) << "/" << to_hex(s[i].sb[j]);
+      o << "\n  model stages:\n";
+      dot(dp, s[i].a.data(), s[i].b.data(), K, s[i].c, scale_refs(s[i].sa, s[i].sb), &tr);
       for (const auto& r : tr.rows) o << "    " << r.first << " = " << r.second << "\n";
       *first = o.str();
     }
@@ -185,7 +189,7 @@ TEST(RtlHwdataCli, ValidateEngineRtl) {
 std::vector<std::string> amd_keys() {
   std::vector<std::string> k;
   for (const mc_test::PresetRef& p : mc_test::preset_refs())
-    if (mc_test::is_amd(p.dp) && !(p.dp.a_fmt == kBinary64)) k.push_back(p.key);
+    if (mc_test::has_paper(p.dp)) k.push_back(p.key);
   return k;
 }
 
@@ -272,7 +276,7 @@ INSTANTIATE_TEST_SUITE_P(Injected, RtlSpecials, ::testing::ValuesIn(mc_test::rtl
 TEST(RtlOverflow, HandDerivedBits) {
   for (const ovf::Case& k : ovf::cases()) {
     const Datapath dp = find_preset(k.arch, k.type, k.out, k.variant);
-    const RtlSample s{ovf::operands(dp.a_fmt, k.a, k.reps), ovf::operands(dp.b_fmt, k.b, k.reps), parse_operand(dp.out_fmt, k.c)};
+    const RtlSample s{ovf::operands(dp.a_fmt, k.a, k.reps), ovf::operands(dp.b_fmt, k.b, k.reps), parse_operand(dp.out_fmt, k.c), {}, {}};
     const std::vector<uint64_t> d = rtl_run(dp, {s});
     EXPECT_EQ(to_hex(d.at(0)), to_hex(widen_result(dp, k.d))) << ovf::label(k);
   }
@@ -285,7 +289,7 @@ TEST(RtlSensitivity, OneParameterAwayDiffers) {
   const Datapath dp = find_preset("mi300x", "fp16");
   const std::vector<Sample> s = mc_test::random_samples(dp, "expmant", 2000, 3);
   std::vector<RtlSample> in(s.size());
-  for (size_t i = 0; i < s.size(); ++i) in[i] = RtlSample{s[i].a, s[i].b, s[i].c};
+  for (size_t i = 0; i < s.size(); ++i) in[i] = RtlSample{s[i].a, s[i].b, s[i].c, {}, {}};
   Datapath f23 = dp;
   f23.frac_bits = 23;
   const std::vector<uint64_t> got = rtl_run(f23, in);
@@ -313,7 +317,7 @@ TEST_P(RtlAlignNearest, EqualsTheModel) {
   for (const char* strategy : {"expmant", "expmant_sub"}) {
     const std::vector<Sample> s = mc_test::random_samples(dp, strategy, 3000, 9);
     std::vector<RtlSample> in(s.size());
-    for (size_t i = 0; i < s.size(); ++i) in[i] = RtlSample{s[i].a, s[i].b, s[i].c};
+    for (size_t i = 0; i < s.size(); ++i) in[i] = RtlSample{s[i].a, s[i].b, s[i].c, {}, {}};
     const std::vector<uint64_t> got = rtl_run(dp, in);
     for (size_t i = 0; i < s.size(); ++i) {
       const int K = static_cast<int>(s[i].a.size());

@@ -142,6 +142,38 @@ def test_gemm_is_the_cli_bit_for_bit():
             assert np.array_equal(matcore.encode(vals, dp.out_fmt), want)
 
 
+def test_block_scaled_gemm_is_the_cli_bit_for_bit():
+    """gemm(dp, A, B, C, sa=, sb=): A's row scales (M, K / block), B's column scales (N, K / block),
+    equal to matcore gemm --SA/--SB; scales of the wrong shape are a ValueError."""
+    rng = np.random.default_rng(5)
+    with tempfile.TemporaryDirectory() as d:
+        for arch, typ in [("b200", "mxf8f6f4.e4m3.e2m1"), ("mi355x", "scale.e5m2.e3m2"), ("rtxpro6000", "nvfp4")]:
+            dp = matcore.preset(arch, typ)
+            M, N, K = 5, 4, 2 * dp.k
+            A = matcore.decode(matcore.encode(rng.standard_normal((M, K)), dp.a_fmt), dp.a_fmt)
+            B = matcore.decode(matcore.encode(rng.standard_normal((K, N)), dp.b_fmt), dp.b_fmt)
+            S = K // int(dp["scale_block"])
+            sa = rng.integers(0x74, 0x8a, (M, S)).astype(np.uint64)
+            sb = rng.integers(0x34, 0x48, (N, S)).astype(np.uint64) if typ == "nvfp4" else rng.integers(0x74, 0x8a, (N, S)).astype(np.uint64)
+            for name, M_ in [("A", A), ("B", B)]:
+                with open("%s/%s.txt" % (d, name), "w") as f:
+                    for row in M_:
+                        f.write(" ".join("%08x" % v for v in np.asarray(row, dtype=np.float32).view(np.uint32)) + "\n")
+            for name, M_ in [("SA", sa), ("SB", sb)]:
+                with open("%s/%s.txt" % (d, name), "w") as f:
+                    for row in M_:
+                        f.write(" ".join("%02x" % v for v in row) + "\n")
+            out = cli("gemm", "--arch", arch, "--type", typ, "--A", d + "/A.txt", "--B", d + "/B.txt", "--SA", d + "/SA.txt",
+                      "--SB", d + "/SB.txt")
+            want = np.array([[int(w, 16) for w in line.split()] for line in out.splitlines() if not line.startswith("#")],
+                            dtype=np.uint64)
+            got = matcore.gemm(dp, A, B, None, bits=True, sa=sa, sb=sb)
+            assert np.array_equal(got, want), (arch, typ)
+            assert not np.array_equal(got, matcore.gemm(dp, A, B, None, bits=True)), (arch, typ)  # the scales count
+            with pytest.raises(ValueError, match="sb must be"):
+                matcore.gemm(dp, A, B, None, sa=sa, sb=np.ascontiguousarray(sb[:, :1]))
+
+
 def test_mfma_is_the_cli_bit_for_bit():
     rng = np.random.default_rng(5)
     with tempfile.TemporaryDirectory() as d:

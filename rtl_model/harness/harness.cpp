@@ -7,8 +7,10 @@
 //
 //   harness IN OUT [--vcd FILE] [--stats]   (--stats: simulation speed on stderr)
 //   IN:  line 1  "matcore-rtl n_fma=N aw=AW bw=BW ow=OW pair_interleave=0|1 c_final=0|1"
+//        [" scale_block=B"] (block-scaled tops: ports in_sa, in_sb of 8-bit E8M0 scales)
 //        then one sample per line: "T K c a_0 .. a_K-1 b_0 .. b_K-1" (hex; T: the sample's tag,
-//        its number in the user's file, unique; c in the output format)
+//        its number in the user's file, unique; c in the output format), with scale_block also
+//        "sa_0 .. sa_S-1 sb_0 .. sb_S-1", S = ceil(K / B): the scales of a's and b's blocks
 //   OUT: one line per sample, in IN's order: d as stored (hex; binary16 results widened to binary32)
 //   The VCD: a 10 ns clock (time unit 1 ns, rising edges at multiples of 10), as the SystemC
 //   top's; matcore rewrites its scopes to SystemC's (rtl_driver.cpp, vcd_as_systemc).
@@ -66,7 +68,7 @@ typename std::enable_if<std::is_integral<T>::value, uint64_t>::type get(const T&
 }
 
 struct Sample {
-  std::vector<uint64_t> a, b;
+  std::vector<uint64_t> a, b, sa, sb;
   uint64_t c = 0;
   uint32_t tag = 0;
   int groups = 1;
@@ -74,6 +76,7 @@ struct Sample {
 
 struct Params {
   int n = 0, aw = 0, bw = 0, ow = 0;
+  int scale_block = 0;  ///< 0: no scales
   bool pair_interleave = false, c_final = false;
 };
 
@@ -83,6 +86,28 @@ uint64_t hexval(const char* tok, size_t line) {
   const unsigned long long v = std::strtoull(tok, &end, 16);
   if (errno || end == tok || *end) die("IN line " + std::to_string(line) + ": '" + tok + "' is not hex");
   return v;
+}
+
+/// The group's scale pairs on in_sa / in_sb (block-scaled tops only: other tops have no such
+/// ports). Pair j covers lanes [j*LPS, (j+1)*LPS) with LPS = min(scale_block, n_fma); a pair no
+/// lane of the group uses is 0 (the scaler looks at active lanes only).
+template <class V, class = void>
+struct HasScales : std::false_type {};
+template <class V>
+struct HasScales<V, std::void_t<decltype(std::declval<V&>().in_sa)>> : std::true_type {};
+
+template <class V>
+void put_scales(V& top, const Params& P, const Sample& s, int k0) {
+  if constexpr (HasScales<V>::value) {
+    const int lps = P.scale_block < P.n ? P.scale_block : P.n, K = static_cast<int>(s.a.size());
+    for (int j = 0; j * lps < P.n; ++j) {
+      const int k = k0 + j * lps;
+      put(top.in_sa, 8 * j, 8, k < K ? s.sa[k / P.scale_block] : 0);
+      put(top.in_sb, 8 * j, 8, k < K ? s.sb[k / P.scale_block] : 0);
+    }
+  } else {
+    (void)top, (void)P, (void)s, (void)k0;
+  }
 }
 
 }  // namespace
@@ -121,6 +146,11 @@ int main(int argc, char** argv) {
       die("IN line 1: not a matcore-rtl header");
     P.pair_interleave = pi != 0;
     P.c_final = cf != 0;
+    const char* sb = std::strstr(line.c_str(), " scale_block=");
+    if (sb && (std::sscanf(sb, " scale_block=%d", &P.scale_block) != 1 || P.scale_block < 1))
+      die("IN line 1: bad scale_block");
+    if ((P.scale_block > 0) != HasScales<Vtop>::value)
+      die(P.scale_block ? "IN line 1: scale_block given, but this top takes no scales" : "IN line 1: this top needs scale_block");
   }
 
   std::vector<Sample> samples;
@@ -134,12 +164,15 @@ int main(int argc, char** argv) {
     const uint64_t tag = hexval(tok[0], lineno);
     const uint64_t K = hexval(tok[1], lineno);
     if (tag > 0xffffffffu) die("IN line " + std::to_string(lineno) + ": the tag is over 32 bits");
-    if (K > 1u << 24 || tok.size() != 3 + 2 * K)
-      die("IN line " + std::to_string(lineno) + ": expected " + std::to_string(3 + 2 * K) + " fields");
+    const uint64_t S = P.scale_block ? (K + P.scale_block - 1) / P.scale_block : 0;
+    if (K > 1u << 24 || tok.size() != 3 + 2 * K + 2 * S)
+      die("IN line " + std::to_string(lineno) + ": expected " + std::to_string(3 + 2 * K + 2 * S) + " fields");
     s.tag = static_cast<uint32_t>(tag);
     s.c = hexval(tok[2], lineno);
     for (uint64_t k = 0; k < K; ++k) s.a.push_back(hexval(tok[3 + k], lineno));
     for (uint64_t k = 0; k < K; ++k) s.b.push_back(hexval(tok[3 + K + k], lineno));
+    for (uint64_t j = 0; j < S; ++j) s.sa.push_back(hexval(tok[3 + 2 * K + j], lineno));
+    for (uint64_t j = 0; j < S; ++j) s.sb.push_back(hexval(tok[3 + 2 * K + S + j], lineno));
     if (P.pair_interleave && K > 2) {  // k mod 4 in {0,1} first, then {2,3}
       std::vector<uint64_t> ra, rb;
       for (int pass = 0; pass < 2; ++pass)
@@ -238,6 +271,7 @@ int main(int argc, char** argv) {
         put(top->in_b, i * P.bw, P.bw, on ? s.b[k] : 0);
       }
       put(top->in_lanes, 0, P.n, lanes);
+      put_scales(*top, P, s, k0);
       put(top->in_c, 0, P.ow, it.c);
       put(top->in_cf, 0, P.ow, s.c);
       top->in_last = it.group == s.groups - 1;

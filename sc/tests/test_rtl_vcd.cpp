@@ -27,6 +27,7 @@
 #include <tuple>
 #include <vector>
 
+#include "matcore/model.hpp"
 #include "matcore/plan.hpp"
 #include "matcore/presets.hpp"
 #include "matcore/validate.hpp"
@@ -53,6 +54,7 @@ const Case kCases[] = {
     {"mi300x", "e4m3fnuz", "", ""},  // cdna3: odd/even sums
     {"h100", "fp16", "", ""},        // nvidia: early c, truncation
     {"b200", "e4m3", "fp16", "mma.sync"},  // nvidia: pair interleave, final c add, binary16 output
+    {"b200", "mxf8f6f4.e2m1.e5m2", "", "tcgen05"},  // block-scaled (ST-FDPA): the scaler, fp4 x fp8
 };
 
 std::string dp_args(const Case& c) {
@@ -93,7 +95,7 @@ std::map<Key, std::map<std::string, std::string>> records(const Vcd& v, const Da
   const std::vector<PlannedStage> stages = plan(dp);
   std::map<Key, std::map<std::string, std::string>> r;
   for (const SignalField& f : signal_table(dp)) {
-    const std::string owner = f.group == "specials" ? stages[2].name : f.group;
+    const std::string owner = f.group == "specials" ? stages[specials_index(stage_list(dp))].name : f.group;
     if (!v.has(f.name) || !v.has(owner + ".valid")) continue;  // reported by the caller
     std::vector<uint64_t> ts = v.times(owner + ".valid");
     for (const char* c : {".tag", ".grp"})
@@ -143,6 +145,12 @@ TEST_P(RtlStages, EverySignalEqualsTheCxxStages) {
     // the hardware's d: the model's, but sample 3's last bit flipped (check.mismatch)
     const SampleSet ss = load_sample_set(dp, set + "/a.txt", set + "/b.txt", set + "/c.txt", set + "/c.txt");  // (d unused)
     std::vector<uint64_t> hw = run_samples(dp, ss);
+    if (dp.scaled()) {  // with the samples' block scales (sa.txt, sb.txt), which both traces read
+      const int ns = scales_per_sample(dp, k);
+      const ScaleFile xa = read_scale_file(set + "/sa.txt", ns, dp.scale_fmt), xb = read_scale_file(set + "/sb.txt", ns, dp.scale_fmt);
+      for (size_t i = 0; i < ss.n; ++i)
+        hw[i] = widen_result(dp, dot(dp, &ss.a[i * k], &ss.b[i * k], k, ss.c[i], ScaleRefs{&xa.v[i * ns], &xb.v[i * ns]}));
+    }
     hw[3] ^= 1;
     {
       std::ofstream d(set + "/d.txt");

@@ -40,14 +40,19 @@ struct Matrix {
 /// One instruction: for each block b, D_b = A_b * B_b + C_b. A is (blocks*m) x k (block b in
 /// rows b*m..), B is (blocks*k) x n, C and D are (blocks*m) x n. A, B hold a_fmt/b_fmt
 /// patterns; C and D out_fmt patterns.
+/// Block-scaled instructions (dp.scaled()) take the scales: SA one row per row of A, SB one row
+/// per column of B (of each block), ceil(k / scale_block) scale_fmt patterns each: the scales of
+/// the k-blocks, as sa.txt / sb.txt hold them per sample (docs/vector-format.md).
 Matrix mfma(const Datapath& dp, const Instruction& instr, const Matrix& A, const Matrix& B,
-            const Matrix& C);
+            const Matrix& C, const Matrix* SA = nullptr, const Matrix* SB = nullptr);
 
 /// GEMM D = A*B + C of any size (A: M x K, B: K x N, C: M x N) on the datapath, k chained in
 /// steps of instr_k (the instruction's k; the partial result is carried in out_fmt as the next
 /// c, exactly as a sequence of instructions does). threads = 0: all hardware threads. The
 /// result does not depend on the thread count.
+/// Block-scaled datapaths: SA (M x ceil(K / scale_block)) and SB (N x ceil(K / scale_block)) as
+/// for mfma (nullptr: unit scales); instr_k must be a multiple of scale_block.
 Matrix gemm(const Datapath& dp, int instr_k, const Matrix& A, const Matrix& B, const Matrix& C,
-            unsigned threads = 0);
+            unsigned threads = 0, const Matrix* SA = nullptr, const Matrix* SB = nullptr);
 
 }  // namespace mc

@@ -70,6 +70,7 @@ namespace mc {
 struct RtlSample {
   std::vector<uint64_t> a, b;
   uint64_t c = 0;
+  std::vector<uint64_t> sa, sb;  ///< block scales (ceil(K / scale_block) each); empty: unit scales
 };
 
 /// The Verilated simulator of dp's top (rtl_model/harness/harness.cpp around the generated

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "matcore/plan.hpp"
+#include "rtl_gen.hpp"
 #include "matcore/vectors.hpp"
 
 #include <fcntl.h>
@@ -28,6 +29,9 @@
 namespace mc {
 
 namespace {
+
+using rtlgen::Dims;
+using rtlgen::dims_of;
 
 std::string ident(const std::string& s) {
   std::string r;
@@ -56,49 +60,6 @@ int enc_of(Encoding e) {
   return 0;
 }
 
-/// The derived widths of one datapath's RTL (docs/rtl.md, "Widths").
-struct Dims {
-  int N, AW, BW, OW, DW;
-  int TF, SW, PFRAC, XW = 20;
-  int F, ALW, SUMW;        // fused: fraction bits, aligned lane width, product sum width
-  int PF, OEW;             // odd-even: partial fraction bits, its sum width
-  int FS, SUMW_IN;         // what the c-aligner receives
-  int ACCF, ACCW;          // c-aligner / normaliser accumulator
-  int X_LSB, X_ACCW;       // exact adder
-  int P_LSB;               // pair sums: lowest bit
-};
-
-Dims dims_of(const Datapath& dp) {
-  Dims d;
-  d.N = dp.n_fma;
-  d.AW = dp.a_fmt.width();
-  d.BW = dp.b_fmt.width();
-  d.OW = dp.out_fmt.width();
-  d.DW = dp.out_fmt.width() < 32 ? 32 : dp.out_fmt.width();
-  const int pfr = dp.a_fmt.mbits + dp.b_fmt.mbits, mc = dp.out_fmt.mbits;
-  d.TF = std::max(pfr, mc);
-  d.SW = d.TF + 2;
-  d.PFRAC = dp.prod_round_out ? mc : pfr;
-  const int lg = clog2(d.N + 1);
-  d.F = dp.frac_bits;
-  d.ALW = d.F + 4;
-  d.SUMW = d.F + 5 + lg;
-  d.PF = dp.partial_frac;
-  d.OEW = d.PF + 5 + lg;
-  const bool oe = dp.late_c && dp.interleave == 2;
-  d.FS = oe ? d.PF : d.F;
-  d.SUMW_IN = oe ? d.OEW : d.SUMW;
-  d.ACCF = std::max({dp.frac_bits, dp.partial_frac, dp.c_frac, dp.sum_frac, dp.acc_frac, mc});
-  d.ACCW = d.ACCF + 5 + lg;
-  const int emin_a = dp.a_fmt.emin(), emin_b = dp.b_fmt.emin(), emin_c = dp.out_fmt.emin();
-  const int emax_a = dp.a_fmt.emax(), emax_b = dp.b_fmt.emax(), emax_c = dp.out_fmt.emax();
-  d.X_LSB = std::min(emin_a + emin_b, emin_c) - d.TF;
-  const int msb = std::max(emax_a + emax_b + 1, emax_c);
-  d.X_ACCW = msb - d.X_LSB + 1 + clog2(d.N + 1) + 1;
-  d.P_LSB = emin_c - d.TF;
-  return d;
-}
-
 class Gen {
  public:
   Gen(const Datapath& dp, const std::string& module) : dp_(dp), d_(dims_of(dp)), stages_(plan(dp)), module_(module) {}
@@ -125,6 +86,7 @@ class Gen {
   std::ostringstream o_;
   std::vector<std::string> sources_;
   std::string spec_stage_;  // the stage whose control register holds the specials
+  size_t spec_ = static_cast<size_t>(specials_index(stage_list(dp_)));  // its index (after the scale stages)
   std::string module_;      // a given module name: the text names no preset (simulator builds)
 
   RtlTop* out_ = nullptr;
@@ -168,6 +130,9 @@ class Gen {
        << "    input  logic [" << d.N * d.BW - 1 << ":0] in_b,\n"
        << "    input  logic [" << d.OW - 1 << ":0] in_c,\n"
        << "    input  logic [" << d.OW - 1 << ":0] in_cf,\n"
+       << (d.NS ? "    input  logic [" + std::to_string(8 * d.NS - 1) + ":0] in_sa,  // E8M0 scales of the group's blocks\n" +
+                      "    input  logic [" + std::to_string(8 * d.NS - 1) + ":0] in_sb,\n"
+                : "")
        << "    input  logic in_last,\n"
        << "    output logic out_valid,\n"
        << "    output logic [31:0] out_tag,\n"
@@ -187,7 +152,8 @@ class Gen {
   }
   void wire(const std::string& n, int w, bool sgn = false) { reg(n, w, sgn); }
 
-  /// Control word of stage S (and the c term after the multiplier, the specials after stage 2).
+  /// Control word of stage S (and the c term after the multiplier, the specials from the
+  /// specials stage on: the stage after the multiplier and the scaler).
   void ctl_regs(const std::string& S, size_t idx) {
     reg(S + "_valid", 1);
     reg(S + "_tag", 32);
@@ -200,7 +166,7 @@ class Gen {
       reg(S + "_c_exp", d_.XW, true);
       reg(S + "_c_sig", d_.SW);
     }
-    if (idx >= 2) {
+    if (idx >= spec_) {
       reg(S + "_sk", 3);
       reg(S + "_sdec", 1);
       reg(S + "_sd", d_.OW);
@@ -213,7 +179,7 @@ class Gen {
       o_ << "    " << S << f << " <= " << P << f << ";\n";
     if (idx >= 2)
       for (const char* f : {"_c_cls", "_c_sign", "_c_exp", "_c_sig"}) o_ << "    " << S << f << " <= " << P << f << ";\n";
-    if (idx >= 3)
+    if (idx >= spec_ + 1)
       for (const char* f : {"_sk", "_sdec", "_sd", "_zs"}) o_ << "    " << S << f << " <= " << P << f << ";\n";
   }
 
@@ -225,18 +191,19 @@ class Gen {
     const Dims& d = d_;
     o_ << "\n  // ---- stage " << i << ": " << S << " (" << to_string(st.kind) << ")\n";
     ctl_regs(S, i);
-    if (i == 2) spec_stage_ = S;
+    if (i == spec_) spec_stage_ = S;
     switch (st.kind) {
       case StageKind::Issue:
         reg("issue_lanes", d.N);
         reg("issue_a", d.N * d.AW);
         reg("issue_b", d.N * d.BW);
         reg("issue_c", d.OW);
+        if (d.NS) reg("issue_sa", 8 * d.NS), reg("issue_sb", 8 * d.NS);
         o_ << "  always_ff @(posedge clk) begin\n"
            << "    issue_valid <= in_valid;\n    issue_tag <= in_tag;\n    issue_grp <= in_grp;\n"
            << "    issue_last <= in_last;\n    issue_cf <= in_cf;\n"
            << "    issue_lanes <= in_lanes;\n    issue_a <= in_a;\n    issue_b <= in_b;\n    issue_c <= in_c;\n"
-           << "  end\n";
+           << (d.NS ? "    issue_sa <= in_sa;\n    issue_sb <= in_sb;\n" : "") << "  end\n";
         return;
       case StageKind::Multiplier: {
         use("mc_decode.sv");
@@ -256,6 +223,7 @@ class Gen {
         const Format& a = dp_.a_fmt;
         const Format& b = dp_.b_fmt;
         const Format& c = dp_.out_fmt;
+        if (d.NS) reg(S + "_lanes", d.N), reg(S + "_sa", 8 * d.NS), reg(S + "_sb", 8 * d.NS);  // for the scaler
         inst(S, "mc_multiplier");
         adder(S, (dp_.a_fmt.mbits + 1) + (dp_.b_fmt.mbits + 1));  // the array multiplier's width
         o_ << "  mc_multiplier #(.N(" << d.N << "), " << fmt_params("A", a) << ", .ENCA(" << enc_of(a.enc) << "), "
@@ -270,14 +238,16 @@ class Gen {
         ctl_load(S, P, i);
         for (const char* w : {"p_cls", "p_sign", "p_inv", "p_ovf", "p_exp", "p_sig"}) o_ << "    " << S << "_" << w << " <= w_" << w << ";\n";
         for (const char* w : {"c_cls", "c_sign", "c_exp", "c_sig"}) o_ << "    " << S << "_" << w << " <= w_" << w << ";\n";
+        if (d.NS) o_ << "    " << S << "_lanes <= " << P << "_lanes;\n    " << S << "_sa <= " << P << "_sa;\n    " << S << "_sb <= " << P << "_sb;\n";
         o_ << "  end\n";
         return;
       }
+      case StageKind::Scaler: scaler(S, prev_name(i), i); return;
       default: break;
     }
     const std::string P = prev_name(i);
     std::ostringstream body;  // loads of this stage's data registers
-    if (i == 2) specials(S, P);
+    if (i == spec_) specials(S, P);
     switch (st.kind) {
       case StageKind::Aligner: {
         use("mc_aligner.sv");
@@ -545,10 +515,39 @@ class Gen {
     }
     o_ << "  always_ff @(posedge clk) begin\n";
     ctl_load(S, P, i);
-    if (i == 2)
+    if (i == spec_)
       o_ << "    " << S << "_sk <= w_sp_kind;\n    " << S << "_sdec <= w_sp_dec;\n    " << S << "_sd <= w_sp_d;\n    "
          << S << "_zs <= w_sp_zs;\n";
     o_ << body.str() << "  end\n";
+  }
+
+  /// ST-FDPA: every product's exponent moved by its block's two E8M0 scale exponents
+  /// (rtl_model/mc_scaler.sv); the product record keeps the multiplier's widths.
+  void scaler(const std::string& S, const std::string& P, size_t i) {
+    const Dims& d = d_;
+    use("mc_scaler.sv");
+    inst(S, "mc_scaler");
+    adder(S, d.XW);  // the exponent adders
+    const char* w[] = {"p_cls", "p_sign", "p_inv", "p_ovf", "p_exp", "p_sig"};
+    const int width[] = {2 * d.N, d.N, d.N, d.N, d.N * d.XW, d.N * d.SW};
+    for (int k = 0; k < 6; ++k) wire(std::string("w_s") + w[k], width[k]), reg(S + "_" + w[k], width[k]);
+    wire("w_s_e_s", d.NS * d.XW);
+    wire("w_s_nan", d.NS);
+    reg(S + "_lanes", d.N);
+    reg(S + "_sa", 8 * d.NS);
+    reg(S + "_sb", 8 * d.NS);
+    reg(S + "_e_s", d.NS * d.XW);
+    reg(S + "_s_nan", d.NS);
+    o_ << "  mc_scaler #(.N(" << d.N << "), .NS(" << d.NS << "), .LPS(" << d.LPS << "), .XW(" << d.XW << "), .SW(" << d.SW
+       << ")) u_scaler (\n      .lanes(" << P << "_lanes), .sa(" << P << "_sa), .sb(" << P << "_sb)";
+    for (const char* f : w) o_ << ", ." << f << "_in(" << P << "_" << f << ")";
+    o_ << ",\n     ";
+    for (const char* f : w) o_ << " ." << f << "(w_s" << f << "),";
+    o_ << " .e_s(w_s_e_s), .s_nan(w_s_nan));\n  always_ff @(posedge clk) begin\n";
+    ctl_load(S, P, i);
+    for (const char* f : w) o_ << "    " << S << "_" << f << " <= w_s" << f << ";\n";
+    for (const char* f : {"lanes", "sa", "sb"}) o_ << "    " << S << "_" << f << " <= " << P << "_" << f << ";\n";
+    o_ << "    " << S << "_e_s <= w_s_e_s;\n    " << S << "_s_nan <= w_s_nan;\n  end\n";
   }
 
   void specials(const std::string& S, const std::string& P) {
@@ -617,101 +616,8 @@ class Gen {
     else o_ << "  assign out_d32 = " << L << "_d;\n";
   }
 
-  /// The expression that a documented signal views.
-  std::string view_expr(const SignalField& f) {
-    const Dims& d = d_;
-    const std::string& n = f.name;
-    const size_t dot = n.find('.');
-    const std::string pre = n.substr(0, dot), sig = n.substr(dot + 1);
-    auto ends = [&](const std::string& s) { return sig.size() >= s.size() && sig.compare(sig.size() - s.size(), s.size(), s) == 0; };
-    auto num = [](const std::string& s, size_t from) { return std::atoi(s.c_str() + from); };
-    auto has_stage = [&](const std::string& s) {
-      for (const PlannedStage& st : stages_)
-        if (st.name == s) return true;
-      return false;
-    };
-    if (sig == "valid" || sig == "tag" || sig == "grp") return pre + "_" + sig;
-    if (pre == "specials") {
-      const std::string S = spec_stage_;
-      if (sig == "kind") return S + "_sk";
-      if (sig == "d") return S + "_sd";
-      return S + "_zs";
-    }
-    const std::string W = std::to_string(f.width);
-    auto cut = [&](const std::string& e) { return W + "'(" + e + ")"; };
-    auto slice = [](const std::string& v, int idx, int width) {
-      return v + "[" + std::to_string(idx * width) + " +: " + std::to_string(width) + "]";
-    };
-    if (pre == "multiplier") {
-      if (sig == "c") return "issue_c";
-      if (sig[0] == 'a') return slice("issue_a", num(sig, 1), d.AW);
-      if (sig[0] == 'b') return slice("issue_b", num(sig, 1), d.BW);
-      const int k = num(sig, 1);
-      if (ends("_e"))  // the C++ record gives a zero product the exponent 0
-        return "(multiplier_p_cls[" + std::to_string(2 * k) + " +: 2] == 2'd0 ? 32'd0 : 32'($signed(" +
-               slice("multiplier_p_exp", k, d.XW) + ")))";
-      if (ends("_s")) return "multiplier_p_sign[" + std::to_string(k) + "]";
-      if (ends("_cls")) {
-        const std::string c = "multiplier_p_cls[" + std::to_string(2 * k) + " +: 2]";
-        return "(" + c + " == 2'd3 ? 3'd4 : " + c + " == 2'd2 ? 3'd3 : " + c + " == 2'd1 ? 3'd2 : 3'd0)";
-      }
-      return cut(slice("multiplier_p_sig", k, d.SW) + " >> " + std::to_string(d.TF - d.PFRAC));
-    }
-    if (pre == "aligner") {
-      if (sig == "e_max" || sig == "e_max_odd") return "32'(aligner_e_max)";
-      if (sig == "e_max_even") return "32'(aligner_e_even)";
-      if (sig == "sticky" || sig == "sticky_odd") return "aligner_sticky";
-      if (sig == "sticky_even") return "aligner_sticky_even";
-      if (sig == "vc") return slice("aligner_v", d.N, d.ALW);
-      return slice("aligner_v", num(sig, 1), d.ALW);
-    }
-    // fixed-point triples: NAME, NAME_e, NAME_f
-    struct Fx { std::string v, e; int frac; std::string frac_expr = ""; };
-    auto fixed = [&](const std::string& base) -> Fx {
-      if (pre == "adder" && base == "s_sum_odd") return {"adder_s", "adder_e_max", d.F};
-      if (pre == "adder" && base == "s_sum_even") return {"adder_s_even", "adder_e_even", d.F};
-      if (pre == "adder" && base == "s_acc") return {"adder_s", "adder_e_max", d.F};
-      if (pre == "adder" && base == "s_sum")
-        return has_stage("oddeven") ? Fx{"oddeven_s", "oddeven_e", d.PF} : Fx{"adder_s", "adder_e_max", d.F};
-      // the registers hold ACCF fraction bits; the C++ records c_align's: max(sum, c_frac) when c
-      // is shifted (branch), max(sum_frac, c's) when the sum is, acc_frac once normalised
-      const int f1 = std::max(d.FS, dp_.c_frac), f2 = std::max(dp_.sum_frac, dp_.out_fmt.mbits);
-      // r's register seen at the fraction bits `frame` selects (frame(f): a select over f(bits))
-      auto view = [&](const std::string& r, auto frame) {
-        return Fx{frame([&](int f) { return "($signed(" + r + "_s_acc) >>> " + std::to_string(d.ACCF - f) + ")"; }),
-                  r + "_exp", -1, frame([](int f) { return "32'(" + std::to_string(f) + ")"; })};
-      };
-      if (pre == "cadd") return view("cadd", [&](auto f) { return "(cadd_branch ? " + f(f1) + " : " + f(f2) + ")"; });
-      return view("normaliser", [&](auto f) {
-        return "(normaliser_active ? " + f(dp_.acc_frac) + " : (normaliser_branch ? " + f(f1) + " : " + f(f2) + "))";
-      });
-    };
-    if (pre == "adder" && sig.rfind("pair", 0) == 0) {
-      const int level = num(sig, 4);
-      const int k = num(sig, sig.find('_') + 1);
-      return slice("adder_l" + std::to_string(level) + "_bits", k, d.OW);
-    }
-    if (sig == "exact" || sig == "exact_e" || sig == "exact_s" || sig == "exact_sticky") {
-      // the C++ record (stages.hpp exact_sum_round) of the wide register: xrec_* below
-      const std::string S = pre == "adder" ? "adder" : "cadd", m = S + "_x_mag", lo = S + "_xrec_lo(" + m + ")";
-      if (sig == "exact") return "(" + lo + " < 0 ? 128'd0 : 128'(" + m + " >> " + lo + "))";
-      if (sig == "exact_s") return S + "_x_sign";
-      if (sig == "exact_sticky") return S + "_xrec_st(" + m + ")";
-      const int lsb = pre == "adder" ? d.X_LSB : d.P_LSB;
-      return "(" + lo + " < 0 ? 32'd0 : 32'(" + std::to_string(lsb) + " + " + lo + "))";
-    }
-    if (pre == "cadd" && sig == "special") return "cadd_special";
-    if (pre == "cadd" && sig == "e_c") return "32'(cadd_e_c)";
-    if (pre == "cadd" && (sig == "branch" || sig == "c_dropped" || sig == "sticky")) return "cadd_" + sig;
-    if (pre == "normaliser" && (sig == "active" || sig == "sticky")) return "normaliser_" + sig;
-    if (sig == "d") return pre + "_d";
-    if (sig == "d32") return "outconv_d32";
-    if (ends("_e")) return "32'(" + fixed(sig.substr(0, sig.size() - 2)).e + ")";
-    if (ends("_f")) {
-      const Fx x = fixed(sig.substr(0, sig.size() - 2));
-      return x.frac_expr.empty() ? "32'(" + std::to_string(x.frac) + ")" : x.frac_expr;
-    }
-    return cut(fixed(sig).v);
+  std::string view_expr(const SignalField& f) const {
+    return rtlgen::view_expr(rtlgen::RtlViewCtx{dp_, d_, stages_, spec_stage_}, f);
   }
 
   /// Functions of the views S.exact, S.exact_e, S.exact_sticky: the record of the C++ exact
@@ -767,7 +673,10 @@ std::string rtl_module_name(const Datapath& dp) {
 
 RtlTop rtl_top(const Datapath& dp, const std::string& module) {
   validate_datapath(dp);
-  if (dp.scaled()) throw std::invalid_argument("rtl: " + dp.name() + " is block-scaled: no RTL for its scale stages yet");
+  if (dp.group_size > 0)
+    throw std::invalid_argument("datapath " + dp.name() + ": field 'group_size': no RTL for the grouper stage (GST-FDPA) yet");
+  if (dp.scaled() && !(dp.scale_fmt == kE8M0))
+    throw std::invalid_argument("datapath " + dp.name() + ": field 'scale_fmt': the RTL scaler takes e8m0 scales only");
   if (dp.out_fmt.enc != Encoding::IEEE)
     throw std::invalid_argument("datapath " + dp.name() + ": field 'out_fmt': the RTL rounder needs an IEEE-encoded output format");
   RtlTop t = Gen(dp, module).run();
@@ -787,7 +696,7 @@ long rtl_size(const RtlTop& t, const Datapath& dp) {
 std::vector<std::string> rtl_stage_sources() {
   return {"mc_decode.sv", "mc_round.sv", "mc_multiplier.sv", "mc_specials.sv", "mc_aligner.sv",
           "mc_adder.sv", "mc_oddeven.sv", "mc_cadd.sv", "mc_normaliser.sv", "mc_exact_adder.sv",
-          "mc_pair_sum.sv", "mc_outconv.sv"};
+          "mc_pair_sum.sv", "mc_outconv.sv", "mc_scaler.sv"};
 }
 
 }  // namespace mc

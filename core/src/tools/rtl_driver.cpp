@@ -2,6 +2,7 @@
 // samples, and yosys synthesis for `matcore cost` (docs/rtl.md). The generator of the tops is
 // core/src/tools/rtl.cpp.
 #include "matcore/rtl.hpp"
+#include "matcore/model.hpp"
 #include "matcore/output.hpp"
 
 #include <algorithm>
@@ -492,9 +493,9 @@ std::vector<uint64_t> rtl_run(const Datapath& dp, const std::vector<RtlSample>& 
   {
     std::string text;
     char buf[160];
-    std::snprintf(buf, sizeof buf, "matcore-rtl n_fma=%d aw=%d bw=%d ow=%d pair_interleave=%d c_final=%d\n", dp.n_fma,
+    std::snprintf(buf, sizeof buf, "matcore-rtl n_fma=%d aw=%d bw=%d ow=%d pair_interleave=%d c_final=%d", dp.n_fma,
                   dp.a_fmt.width(), dp.b_fmt.width(), dp.out_fmt.width(), dp.pair_interleave ? 1 : 0, dp.c_final_add ? 1 : 0);
-    text = buf;
+    text = buf + (dp.scaled() ? " scale_block=" + std::to_string(dp.scale_block) : std::string()) + "\n";
     FILE* f = std::fopen(in.c_str(), "w");
     if (!f) throw InputError(in + ": " + std::strerror(errno));
     bool ok = std::fputs(text.c_str(), f) >= 0;
@@ -508,6 +509,18 @@ std::vector<uint64_t> rtl_run(const Datapath& dp, const std::vector<RtlSample>& 
       ok = ok && std::fprintf(f, "%lx %zx %llx", tag, s.a.size(), static_cast<unsigned long long>(s.c)) > 0;
       for (uint64_t v : s.a) ok = ok && std::fprintf(f, " %llx", static_cast<unsigned long long>(v)) > 0;
       for (uint64_t v : s.b) ok = ok && std::fprintf(f, " %llx", static_cast<unsigned long long>(v)) > 0;
+      if (dp.scaled()) {  // the blocks' scales, unit where none are given
+        const size_t ns = (s.a.size() + dp.scale_block - 1) / dp.scale_block;
+        for (const std::vector<uint64_t>* v : {&s.sa, &s.sb}) {
+          if (!v->empty() && v->size() != ns) {
+            std::fclose(f);
+            throw InputError("rtl_run: a sample of K = " + std::to_string(s.a.size()) + " needs " + std::to_string(ns) +
+                             " scales of a and of b");
+          }
+          for (size_t j = 0; j < ns; ++j)
+            ok = ok && std::fprintf(f, " %llx", static_cast<unsigned long long>(v->empty() ? unit_scale_bits(dp.scale_fmt) : (*v)[j])) > 0;
+        }
+      }
       ok = ok && std::fputc('\n', f) != EOF;
     }
     if (std::fclose(f) != 0 || !ok) throw InputError(in + ": write failed (" + std::strerror(errno) + ")");
