@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -53,7 +54,8 @@ struct ExploreCmd {
   struct Config {
     std::string label, s1, s2;  // datapath label, "field=value" of each sweep
     Datapath dp;
-    double nand2 = -1;
+    double nand2 = -1;                      // matcore cost (--cost): NAND2-equivalents,
+    long flops = -1, latency = -1, depth = -1;  // flip-flops, cycles, gate levels of the deepest stage
   };
 
   std::vector<Config> configs() const {
@@ -141,23 +143,28 @@ struct ExploreCmd {
     spec.monotonic = !no_mono;
     if (cost)
       for (Config& c : cf) {  // under mpirun: rank 0 runs yosys, the others take its figure
+        std::string fig;
         if (dist::rank() == 0) {
           std::fprintf(stderr, "cost of %s %s %s (yosys) ...\n", c.label.c_str(), c.s1.c_str(), c.s2.c_str());
-          c.nand2 = rtl_cost(c.dp).nand2;
+          const RtlCost r = rtl_cost(c.dp);
+          fig = std::to_string(r.nand2) + " " + std::to_string(r.flops) + " " + std::to_string(r.latency) + " " +
+                std::to_string(r.depth);
         }
-        c.nand2 = std::stod(dist::broadcast(std::to_string(c.nand2)));
+        std::istringstream in(dist::broadcast(fig));
+        in >> c.nand2 >> c.flops >> c.latency >> c.depth;
       }
     const bool tty = ::isatty(2) && dist::rank() == 0;
     const uint64_t total = static_cast<uint64_t>(n) * kv.size() * cf.size();
     uint64_t before = 0;
     std::string rows = "datapath,sweep1,sweep2,k,workload,n,finite,rms_rel,max_rel,mean_rel,mean_ulp,mean_abs_ulp,"
-                       "max_abs_ulp,correct_frac,mono_frac,max_bound_ratio,k_u,rms_nw_u,mean_nw_u,nand2,ulp_hist\n";
+                       "max_abs_ulp,correct_frac,mono_frac,max_bound_ratio,k_u,rms_nw_u,mean_nw_u,nand2,"
+                       "nand2_per_product,flops,latency,depth,ulp_hist\n";
     std::printf("workload %s, %llu samples per row, seed %u; reference: the exact sum rounded once (RNE)\n"
                 "(rel = (d - ref) / ref, ulp = (d - ref) / ulp(ref) * sign(ref), nw = (d - exact) * sign(exact) / (u sum|a_i b_i|):\n"
                 " negative = toward zero; correct: d == ref; bound: max |d - exact| / (k u sum|a_i b_i|))\n",
                 dist.c_str(), n, seed);
     std::printf("%-22s %-26s %6s %10s %10s %11s %9s %9s %9s %8s %8s %7s%s\n", "datapath", "sweep", "k", "rms_rel", "max_rel",
-                "mean_rel", "mean_ulp", "rms_nw", "mean_nw", "correct", "monoton", "bound", cost ? "    nand2" : "");
+                "mean_rel", "mean_ulp", "rms_nw", "mean_nw", "correct", "monoton", "bound", cost ? "    nand2 depth" : "");
     for (const Config& c : cf)
       for (int k : kv) {
         auto bar = [&](uint64_t done) {
@@ -175,15 +182,16 @@ struct ExploreCmd {
         const std::string sw = c.s1 + (c.s2.empty() ? "" : " " + c.s2);
         std::printf("%-22s %-26s %6d %10.3e %10.3e %11.3e %9.3f %9.3f %9.3f %8.4f %8.4f %7.3f", c.label.c_str(), sw.c_str(), k,
                     e.rms_rel, e.max_rel, e.mean_rel, e.mean_ulp, e.rms_nw, e.mean_nw, cf_, mf, e.max_bound);
-        if (cost) std::printf(" %8.0f", c.nand2);
+        if (cost) std::printf(" %8.0f %5ld", c.nand2, c.depth);
         std::printf("%s\n", e.finite < e.n ? (" (" + std::to_string(e.n - e.finite) + " overflowed)").c_str() : "");
         std::fflush(stdout);
-        char buf[720];
+        char buf[800];
         rows += csv_field(c.label) + "," + csv_field(c.s1) + "," + csv_field(c.s2) + ",";
-        std::snprintf(buf, sizeof buf, "%d,%s,%llu,%llu,%.6e,%.6e,%.6e,%.6f,%.6f,%.3f,%.6f,%.6f,%.6f,%.6e,%.6f,%.6f,%.0f,",
+        std::snprintf(buf, sizeof buf, "%d,%s,%llu,%llu,%.6e,%.6e,%.6e,%.6f,%.6f,%.3f,%.6f,%.6f,%.6f,%.6e,%.6f,%.6f,%.0f,%.1f,%ld,%ld,%ld,",
                       k, dist.c_str(), static_cast<unsigned long long>(e.n),
                       static_cast<unsigned long long>(e.finite), e.rms_rel, e.max_rel, e.mean_rel, e.mean_ulp,
-                      e.mean_abs_ulp, e.max_abs_ulp, cf_, mf, e.max_bound, ku, e.rms_nw, e.mean_nw, c.nand2);
+                      e.mean_abs_ulp, e.max_abs_ulp, cf_, mf, e.max_bound, ku, e.rms_nw, e.mean_nw, c.nand2,
+                      c.nand2 > 0 ? c.nand2 / c.dp.n_fma : -1.0, c.flops, c.latency, c.depth);
         rows += buf;
         for (int i = 0; i < kUlpBins; ++i) rows += (i ? ";" : "") + std::to_string(e.ulp_hist[i]);
         rows += "\n";

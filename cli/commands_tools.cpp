@@ -137,16 +137,19 @@ struct CostCmd {
     const RtlCost c = rtl_cost(dp);
     std::printf("%s%s: %s\n", dp.name().c_str(), dp.variant.empty() ? "" : (" " + dp.variant).c_str(), plan_diagram(dp).c_str());
     std::printf("top %s: latency %d cycles after the issue register\n\n", c.module.c_str(), c.latency);
-    std::printf("%-12s %-34s %10s %12s %7s\n", "stage", "modules", "cells", "NAND2-eq", "adder");
+    std::printf("%-12s %-34s %10s %12s %7s %6s\n", "stage", "modules", "cells", "NAND2-eq", "adder", "depth");
     for (const StageCost& s : c.stages)
-      std::printf("%-12s %-34s %10ld %12.0f %7s\n", s.stage.c_str(), s.modules.c_str(), s.cells, s.nand2,
-                  s.adder_bits ? std::to_string(s.adder_bits).c_str() : "-");
+      std::printf("%-12s %-34s %10ld %12.0f %7s %6d\n", s.stage.c_str(), s.modules.c_str(), s.cells, s.nand2,
+                  s.adder_bits ? std::to_string(s.adder_bits).c_str() : "-", s.depth);
     std::printf("%-12s %-34s %10ld %12.0f\n", "registers", (std::to_string(c.flops) + " flip-flops, glue").c_str(),
                 c.reg_cells, c.reg_nand2);
     std::printf("%-12s %-34s %10ld %12.0f\n", "total", "", c.cells, c.nand2);
-    std::printf("\nwidest adder: %s, %d bits\n", c.widest_stage.c_str(), c.widest_adder);
-    std::printf("method: yosys synth (generic gates, hierarchy kept), stat -tech cmos transistors / 4 (docs/rtl.md); %.1f s\n",
-                c.seconds);
+    std::printf("\nper product: %.0f NAND2-eq (%d products); %ld flip-flops; latency %d cycles\n", c.nand2 / dp.n_fma, dp.n_fma,
+                c.flops, c.latency);
+    std::printf("widest adder: %s, %d bits; deepest stage: %d gate levels\n", c.widest_stage.c_str(), c.widest_adder, c.depth);
+    std::printf("method: yosys synth (generic gates, hierarchy kept), stat -tech cmos transistors / 4, ltp -noff gate levels\n"
+                "(no timing library: levels of generic cells, not a delay; docs/rtl.md); %.1f s%s\n",
+                c.seconds, c.cached ? " when first run (this one from the RTL cache)" : "");
     return 0;
   }
 };

@@ -46,6 +46,7 @@ def load(path):
         for key in ("rms_rel", "max_rel", "mean_rel", "mean_ulp", "mean_abs_ulp", "correct_frac",
                     "mono_frac", "max_bound_ratio", "k_u", "rms_nw_u", "mean_nw_u", "nand2"):
             r[key] = float(r[key])
+        r["depth"] = float(r.get("depth") or -1)
     return rows
 
 
@@ -152,19 +153,26 @@ def main():
         save(fig, prefix + "-sweep.png")
 
     costed = [r for r in rows if r["nand2"] > 0]
-    if costed:
-        fig, ax = plt.subplots(figsize=(8, 5.5))
-        for k in sorted({ks[0], ks[-1]}):
-            rs = [r for r in costed if r["k"] == k]
-            ax.loglog([r["rms_nw_u"] for r in rs], [r["nand2"] for r in rs], "o", label=f"k = {k}")
-            for r in rs:
-                ax.annotate(r["sweep1"] or r["datapath"], (r["rms_nw_u"], r["nand2"]), fontsize=7,
-                            xytext=(3, 3), textcoords="offset points")
-        ax.set_xlabel("RMS normwise error |d - exact| / (u sum|a b|)")
-        ax.set_ylabel("NAND2-equivalents (yosys, matcore cost)")
-        ax.set_title(f"cost vs error, {workload} inputs")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
+    if costed:  # accuracy against area and against logic depth (the deepest stage's gate levels)
+        fig, axes = plt.subplots(1, 2, figsize=(13, 5.5))
+        for ax, key, ylabel, log in ((axes[0], "nand2", "NAND2-equivalents (yosys, matcore cost)", True),
+                                     (axes[1], "depth", "gate levels of the deepest stage (yosys ltp)", False)):
+            for k in sorted({ks[0], ks[-1]}):
+                rs = [r for r in costed if r["k"] == k and r[key] > 0]
+                if not rs:
+                    continue
+                ax.plot([r["rms_nw_u"] for r in rs], [r[key] for r in rs], "o", label=f"k = {k}")
+                for r in rs:
+                    ax.annotate(r["sweep1"] or r["datapath"], (r["rms_nw_u"], r[key]), fontsize=7,
+                                xytext=(3, 3), textcoords="offset points")
+            ax.set_xscale("log")
+            if log:
+                ax.set_yscale("log")
+            ax.set_xlabel("RMS normwise error |d - exact| / (u sum|a b|)")
+            ax.set_ylabel(ylabel)
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize=8)
+        fig.suptitle(f"cost vs error, {workload} inputs")
         save(fig, prefix + "-cost.png")
 
 if __name__ == "__main__":

@@ -360,6 +360,26 @@ TEST(RtlCost, StagesAddUpToTheTotal) {
   EXPECT_EQ(c.widest_adder, 41);
   EXPECT_EQ(c.latency, 6);
   EXPECT_GT(c.flops, 500);  // operands, products, aligned lanes, sums, control: not optimised away
+  // gate levels (yosys ltp on the generic netlist): every stage has some, the pipeline's
+  // critical path is its deepest stage, and the aligner's shifters are deeper than the adder
+  int deepest = 0;
+  for (const StageCost& s : c.stages) {
+    EXPECT_GT(s.depth, 0) << s.stage;
+    deepest = std::max(deepest, s.depth);
+  }
+  EXPECT_EQ(c.depth, deepest);
+  auto stage = [&](const std::string& n) {
+    for (const StageCost& s : c.stages)
+      if (s.stage == n) return s;
+    return StageCost{};
+  };
+  EXPECT_GT(stage("aligner").depth, stage("adder").depth);
+  // a second cost of the same design (here under another preset's name) comes from the cache
+  const RtlCost again = rtl_cost(find_preset("mi300a", "fp16"));
+  EXPECT_TRUE(again.cached);
+  EXPECT_EQ(again.cells, c.cells);
+  EXPECT_EQ(again.depth, c.depth);
+  EXPECT_EQ(again.module, "mc_mi300a_fp16");
 }
 
 }  // namespace

@@ -117,6 +117,7 @@ struct StageCost {
   long cells = 0;              ///< generic gates
   double nand2 = 0;            ///< NAND2-equivalents
   int adder_bits = 0;          ///< width of the stage's adder (0: none)
+  int depth = 0;               ///< gate levels of its longest path (yosys ltp, generic cells)
 };
 struct RtlCost {
   std::string module;
@@ -129,7 +130,9 @@ struct RtlCost {
   int latency = 0;
   std::string widest_stage;
   int widest_adder = 0;
-  double seconds = 0;             ///< yosys run time
+  int depth = 0;                  ///< the deepest stage's gate levels: the pipeline's critical path
+  double seconds = 0;             ///< yosys run time (of the run that filled the cache)
+  bool cached = false;            ///< the synthesis came from the RTL cache
 };
 /// InputError (exit 2) when yosys is missing or fails (its log is named).
 RtlCost rtl_cost(const Datapath& dp);

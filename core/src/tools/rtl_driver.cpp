@@ -14,6 +14,7 @@
 
 #include "matcore/plan.hpp"
 #include "matcore/vectors.hpp"
+#include "rtl_tools.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -37,14 +38,9 @@ namespace {
 /// The module name of the top inside the simulators (the VCD's scope before vcd_as_systemc).
 const char* const kSimTop = "mc_top";
 
-/// An absolute form of p (the builds run verilator and make in other directories).
-std::string absolute(const std::string& p) {
-  if (p.empty() || p[0] == '/') return p;
-  char buf[4096];
-  return ::getcwd(buf, sizeof buf) ? std::string(buf) + "/" + p : p;
-}
-
 }  // namespace
+
+using rtlio::absolute;
 
 std::string rtl_model_dir() {
   if (const char* e = std::getenv("MATCORE_RTL_DIR")) return absolute(e);
@@ -54,97 +50,7 @@ std::string rtl_model_dir() {
 // ------------------------------------------------------------------------- the RTL engine
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw InputError(path + ": cannot read (" + std::strerror(errno) + ")");
-  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-}
-
-uint64_t fnv1a(const std::string& s, uint64_t h = 1469598103934665603ull) {
-  for (unsigned char ch : s) {
-    h ^= ch;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
-bool is_file(const std::string& p) {
-  struct stat st{};
-  return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-void mkdirs(const std::string& p) {
-  for (size_t i = 1; i <= p.size(); ++i)
-    if (i == p.size() || p[i] == '/') {
-      const std::string q = p.substr(0, i);
-      if (::mkdir(q.c_str(), 0777) != 0 && errno != EEXIST)
-        throw InputError(q + ": cannot create the RTL cache directory (" + std::strerror(errno) + ")");
-    }
-}
-
-/// The RTL cache (docs/rtl.md): $MATCORE_RTL_CACHE, which must be an existing writable
-/// directory; else $XDG_CACHE_HOME/matcore/rtl, ~/.cache/matcore/rtl or /tmp/matcore-rtl-UID,
-/// created below a directory that exists. An empty variable counts as unset (never "/").
-std::string cache_root() {
-  auto set = [](const char* v) -> const char* {
-    const char* e = std::getenv(v);
-    return e && *e ? e : nullptr;
-  };
-  if (const char* e = set("MATCORE_RTL_CACHE")) {
-    const std::string r = absolute(e);
-    struct stat st{};
-    if (::stat(r.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-      throw InputError("MATCORE_RTL_CACHE=" + std::string(e) + ": not an existing directory (create it, or unset the variable)");
-    if (::access(r.c_str(), W_OK | X_OK) != 0)
-      throw InputError("MATCORE_RTL_CACHE=" + std::string(e) + ": not writable (" + std::strerror(errno) + ")");
-    return r;
-  }
-  std::string base, below;
-  if (const char* x = set("XDG_CACHE_HOME")) base = absolute(x), below = "/matcore/rtl";
-  else if (const char* h = set("HOME")) base = h, below = "/.cache/matcore/rtl";
-  else base = "/tmp", below = "/matcore-rtl-" + std::to_string(::getuid());
-  struct stat st{};
-  if (::stat(base.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    throw InputError(base + ": the RTL cache would go below it, but it is not a directory (set MATCORE_RTL_CACHE)");
-  return base + below;
-}
-
-/// A temporary directory that is removed when it goes out of scope and on a signal.
-struct TempDir {
-  std::string path;
-  int slot = -1;
-  bool keep = false;
-  explicit TempDir(std::string tmpl) {
-    if (!::mkdtemp(&tmpl[0]))
-      throw InputError(tmpl.substr(0, tmpl.rfind('/')) + ": cannot create a directory (" + std::strerror(errno) + ")");
-    path = tmpl;
-    slot = register_temp(path, true);
-  }
-  ~TempDir() {
-    if (!keep) run_tool("rm -rf " + shell_quote(path), 600, "rm");
-    unregister_temp(slot);
-  }
-};
-
-std::string tmp_base() {
-  const char* t = std::getenv("TMPDIR");
-  return t && *t ? t : "/tmp";
-}
-
-/// The last lines of a tool's log, for its error message.
-std::string log_tail(const std::string& path, size_t lines = 6) {
-  std::ifstream f(path, std::ios::binary);
-  std::vector<std::string> last;
-  std::string l;
-  while (std::getline(f, l)) {
-    if (l.empty()) continue;
-    last.push_back(l.size() > 300 ? l.substr(0, 300) + "..." : l);
-    if (last.size() > lines) last.erase(last.begin());
-  }
-  std::string r;
-  for (const std::string& x : last) r += "\n  " + x;
-  return r;
-}
+using namespace rtlio;
 
 std::string verilator_cmd() {
   if (const char* e = std::getenv("MATCORE_VERILATOR")) return e;
@@ -552,158 +458,6 @@ std::vector<uint64_t> rtl_run(const Datapath& dp, const std::vector<RtlSample>& 
                      std::to_string(samples.size()) + " samples");
   if (!vcd.empty()) vcd_as_systemc(sim_vcd, vcd, kSimTop);
   return d;
-}
-
-// --------------------------------------------------------------------------------- cost
-namespace {
-
-/// One module of yosys's `stat -tech cmos` report: its own primitive cells and transistors, and
-/// the submodule instances it holds.
-struct StatModule {
-  long cells = 0;
-  long flops = 0;  ///< its own flip-flop cells
-  double transistors = 0;
-  std::vector<std::pair<std::string, long>> children;
-};
-
-std::map<std::string, StatModule> parse_stat(const std::string& text) {
-  std::map<std::string, StatModule> mods;
-  std::istringstream in(text);
-  std::string line, cur;
-  bool in_cells = false;
-  while (std::getline(in, line)) {
-    if (line.rfind("=== ", 0) == 0) {
-      cur = line.substr(4, line.size() - 8);
-      if (cur == "design hierarchy") cur.clear();
-      in_cells = false;
-      continue;
-    }
-    if (cur.empty()) continue;
-    if (line.find("Number of cells:") != std::string::npos) {
-      in_cells = true;
-      continue;
-    }
-    const size_t t = line.find("Estimated number of transistors:");
-    if (t != std::string::npos) {
-      mods[cur].transistors = std::atof(line.c_str() + t + 32);
-      in_cells = false;
-      continue;
-    }
-    if (!in_cells) continue;
-    std::istringstream ls(line);
-    std::string type;
-    long n = 0;
-    if (!(ls >> type >> n)) {
-      in_cells = false;
-      continue;
-    }
-    if (type.rfind("$_", 0) == 0) {
-      mods[cur].cells += n;
-      if (type.find("DFF") != std::string::npos) mods[cur].flops += n;
-    }
-    else mods[cur].children.push_back({type, n});
-  }
-  return mods;
-}
-
-/// Cells and transistors of a module with everything below it.
-std::pair<long, double> total_of(const std::map<std::string, StatModule>& m, const std::string& name) {
-  const auto it = m.find(name);
-  if (it == m.end()) return {0, 0};
-  long c = it->second.cells;
-  double t = it->second.transistors;
-  for (const auto& ch : it->second.children) {
-    const auto sub = total_of(m, ch.first);
-    c += ch.second * sub.first;
-    t += ch.second * sub.second;
-  }
-  return {c, t};
-}
-
-/// "mc_aligner" for "$paramod$1234\mc_aligner" (or a module without parameters).
-std::string base_of(const std::string& type) {
-  const size_t b = type.rfind('\\');
-  return b == std::string::npos ? type : type.substr(b + 1);
-}
-
-}  // namespace
-
-RtlCost rtl_cost(const Datapath& dp) {
-  const RtlTop t = rtl_top(dp);
-  if (rtl_size(t, dp) > kCostSizeLimit)
-    throw InputError("datapath " + dp.name() + ": too large for matcore cost (yosys would run for many minutes): n_fma x "
-                     "widest adder = " + std::to_string(dp.n_fma) + " x " + std::to_string(rtl_size(t, dp) / dp.n_fma) +
-                     " bits > " + std::to_string(kCostSizeLimit) + " (docs/cli.md, \"Limits\")");
-  if (run_tool("yosys -V > /dev/null 2>&1", 60, "yosys -V") != 0)
-    throw InputError("matcore cost needs yosys (Debian package yosys; scripts/install-deps.sh installs it)");
-  const TempDir work(tmp_base() + "/matcore-cost-XXXXXX");
-  const std::string& dir = work.path;
-  {
-    std::ofstream f(dir + "/top.sv");
-    f << t.text;
-    if (!f.flush()) throw InputError(dir + "/top.sv: write failed");
-  }
-  std::string files;
-  for (const std::string& s : t.sources) files += rtl_model_dir() + "/" + s + " ";
-  files += dir + "/top.sv";
-  const std::string script = "read_verilog -sv " + files + "; synth -top " + t.module + "; tee -q -o " + dir +
-                             "/stat.txt stat -tech cmos";
-  const auto t0 = std::chrono::steady_clock::now();
-  const int st = run_tool("yosys -q -l " + shell_quote(dir + "/yosys.log") + " -p " + shell_quote(script) + " > /dev/null 2>&1",
-                          tool_timeout(600), "yosys (the cost of " + dp.name() + ")");
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (st != 0) throw InputError("yosys failed on " + t.module + " (" + dp.name() + "):" + log_tail(dir + "/yosys.log"));
-  const auto mods = parse_stat(slurp(dir + "/stat.txt"));
-  const auto top = mods.find(t.module);
-  if (top == mods.end()) throw InputError(dir + "/stat.txt: no statistics of " + t.module);
-
-  RtlCost c;
-  c.module = t.module;
-  c.latency = t.latency;
-  c.seconds = secs;
-  // each stage: its instances, priced by the top's instances of that module (instances of one
-  // module with several parameter sets at the top level are averaged)
-  std::map<std::string, std::pair<long, double>> per_instance;  // base -> (cells, transistors)
-  std::map<std::string, long> instances;
-  for (const auto& ch : top->second.children) {
-    const auto tot = total_of(mods, ch.first);
-    auto& acc = per_instance[base_of(ch.first)];
-    acc.first += ch.second * tot.first;
-    acc.second += ch.second * tot.second;
-    instances[base_of(ch.first)] += ch.second;
-  }
-  std::map<std::string, long> planned;  // instances the generator placed, per module
-  for (const RtlInstance& i : t.instances) planned[i.module] += i.count;
-  std::vector<std::string> order;
-  for (const PlannedStage& p : plan(dp)) order.push_back(p.name);
-  order.insert(order.begin() + 2, "specials");
-  for (const std::string& stage : order) {
-    StageCost sc;
-    sc.stage = stage;
-    for (const RtlInstance& i : t.instances) {
-      if (i.stage != stage) continue;
-      sc.modules += (sc.modules.empty() ? "" : ", ") + i.module + (i.count > 1 ? " x" + std::to_string(i.count) : "");
-      const auto it = per_instance.find(i.module);
-      if (it == per_instance.end() || !instances[i.module]) continue;  // optimised away entirely
-      const double share = static_cast<double>(i.count) / static_cast<double>(std::max(planned[i.module], instances[i.module]));
-      sc.cells += static_cast<long>(it->second.first * share + 0.5);
-      sc.nand2 += it->second.second * share / 4.0;
-    }
-    for (const auto& a : t.adders)
-      if (a.first == stage) sc.adder_bits = std::max(sc.adder_bits, a.second);
-    if (sc.adder_bits > c.widest_adder) {
-      c.widest_adder = sc.adder_bits;
-      c.widest_stage = stage;
-    }
-    if (stage != "issue") c.stages.push_back(sc);
-  }
-  c.reg_cells = top->second.cells;
-  c.reg_nand2 = top->second.transistors / 4.0;
-  c.flops = top->second.flops;
-  const auto all = total_of(mods, t.module);
-  c.cells = all.first;
-  c.nand2 = all.second / 4.0;
-  return c;
 }
 
 }  // namespace mc
