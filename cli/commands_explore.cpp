@@ -71,13 +71,17 @@ struct ExploreCmd {
         throw UsageError("--dp " + x + ": " + e.what());
       }
       dpa.apply_set(d);
+      cli::warn_widths(d, d.name());  // a preset is consistent; a file or --set may not be
       base.push_back(d);
     }
     if (base.empty()) throw UsageError("give the datapaths: --dp arch/type or --dp FILE (repeatable), or --arch/--type, --datapath");
     if (sweeps.size() > 2) throw UsageError("at most two --sweep fields");
-    if (sweeps.size() == 2 && sweeps[0].substr(0, sweeps[0].find('=')) == sweeps[1].substr(0, sweeps[1].find('=')))
-      throw UsageError("two --sweep of the same field '" + excerpt(sweeps[0].substr(0, sweeps[0].find('='))) +
-                       "' (the rows would be mislabelled): give its values in one --sweep");
+    if (sweeps.size() == 2)
+      for (const std::string& f0 : split_commas(sweeps[0].substr(0, sweeps[0].find('='))))
+        for (const std::string& f1 : split_commas(sweeps[1].substr(0, sweeps[1].find('='))))
+          if (f0 == f1)
+            throw UsageError("two --sweep of the same field '" + excerpt(f0) +
+                             "' (the rows would be mislabelled): give its values in one --sweep");
     std::vector<Config> out;
     for (const Datapath& d : base) {
       const std::string label = d.name() + (d.variant.empty() ? "" : "+" + d.variant);
@@ -94,12 +98,15 @@ struct ExploreCmd {
         for (const std::string& x2 : v2) {
           Config c{label, "", "", d};
           try {
-            if (!x1.empty()) { set_field(c.dp, sw[0].first, x1); c.s1 = sw[0].first + "=" + x1; }
-            if (!x2.empty()) { set_field(c.dp, sw[1].first, x2); c.s2 = sw[1].first + "=" + x2; }
+            // a linked sweep (frac_bits,c_frac=24..32) sets every field it names to the value
+            if (!x1.empty()) { for (const std::string& f : split_commas(sw[0].first)) set_field(c.dp, f, x1); c.s1 = sw[0].first + "=" + x1; }
+            if (!x2.empty()) { for (const std::string& f : split_commas(sw[1].first)) set_field(c.dp, f, x2); c.s2 = sw[1].first + "=" + x2; }
             validate_datapath(c.dp);
           } catch (const std::invalid_argument& e) {
             throw UsageError(label + " " + c.s1 + " " + c.s2 + ": " + e.what());
           }
+          if (!c.s1.empty() || !c.s2.empty())  // (the unswept designs were checked as they were read)
+            cli::warn_widths(c.dp, label + (c.s1.empty() ? "" : " " + c.s1) + (c.s2.empty() ? "" : " " + c.s2));
           out.push_back(c);
         }
     }
@@ -228,7 +235,9 @@ void add_explore_command(Program& p) {
                 [ex] { return ex->run(); });
   ex->dpa.add(c, true);
   c->add_option("--dp", ex->dps, "a datapath: preset arch/type[/out][+variant] or a datapath file (repeatable)")->check(cli::kNotAnOption);
-  c->add_option("--sweep", ex->sweeps, "a swept field: field=LO..HI[:STEP] or field=V,V,... (at most two)")->check(cli::kNotAnOption);
+  c->add_option("--sweep", ex->sweeps,
+                "a swept field: field=LO..HI[:STEP] or field=V,V,...; linked fields take the same values: "
+                "frac_bits,c_frac=24..32:2 (at most two --sweep: a grid)")->check(cli::kNotAnOption);
   Program::text(c, "--dist", ex->dist, "input distribution: uniform01, uniform11, normal (default), loguniform, cancel");
   Program::text(c, "--k", ex->ks, "dot lengths K,K,... (default 16,256,4096; chained through c in groups of n_fma)");
   c->add_option("--n", ex->n, "samples per row (default 10000)")->check(cli::int_range(1, 1000000000000LL));

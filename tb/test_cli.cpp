@@ -2,6 +2,8 @@
 // error messages that name the file, line and field.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "temp_dir.hpp"
 #include "run_command.hpp"
 
@@ -241,6 +243,49 @@ TEST(Cli, BlockScaledGemmTakesScaleMatrices) {
   r = run("gemm --arch b200 --type e4m3,e2m1 --variant tcgen05 --A " + A + " --B " + B + " --SA " + SA);
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("has no block scales"), std::string::npos) << r.out;
+}
+
+TEST(Cli, BrokenWidthRelationsWarnAndLinkedSweepsMoveBothFields) {
+  CliRun r = run("show --arch mi300x --type fp16 --set frac_bits=28");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("warning: mi300x/fp16: frac_bits = 28 but c_frac = 24"), std::string::npos) << r.out;
+  r = run("show --arch mi300x --type fp16 --set frac_bits=28,c_frac=28");
+  EXPECT_EQ(r.out.find("warning"), std::string::npos) << r.out;
+  r = run("show --arch mi300x --type fp16");
+  EXPECT_EQ(r.out.find("warning"), std::string::npos) << r.out;
+  // a linked sweep sets both fields to each value: the row frac_bits,c_frac=28 is the design
+  // with both at 28 (its d differ from frac_bits=28 alone), and it does not warn
+  const std::string csv = ::testing::TempDir() + "linked.csv", csv1 = ::testing::TempDir() + "alone.csv";
+  r = run("explore --dp mi300x/fp16 --sweep frac_bits,c_frac=24..28:4 --k 256 --n 400 --dist cancel --csv " + csv);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out.find("warning"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("frac_bits,c_frac=28"), std::string::npos) << r.out;
+  r = run("explore --dp mi300x/fp16 --sweep frac_bits=28 --k 256 --n 400 --dist cancel --csv " + csv1);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("warning: mi300x/fp16 frac_bits=28: frac_bits = 28 but c_frac = 24"), std::string::npos) << r.out;
+  auto rms = [](const std::string& path, const std::string& sweep) {  // rms_nw_u (column 18) of the row
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+      const size_t at = line.find("," + sweep + ",");
+      if (at == std::string::npos) continue;
+      line.replace(at + 1, sweep.size(), "S");  // the (quoted) sweep label holds a comma
+      std::vector<std::string> f;
+      std::stringstream ss(line);
+      for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+      return f.size() > 17 ? f[17] : std::string();
+    }
+    return std::string();
+  };
+  const std::string both = rms(csv, "\"frac_bits,c_frac=28\""), alone = rms(csv1, "frac_bits=28");
+  ASSERT_FALSE(both.empty());
+  ASSERT_FALSE(alone.empty());
+  EXPECT_LT(std::stod(both), std::stod(alone) / 4);  // the coupled design is far more accurate
+  r = run("explore --dp mi300x/fp16 --sweep frac_bits,c_frac=24..28:4 --sweep c_frac=30 --k 16 --n 10");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("two --sweep of the same field 'c_frac'"), std::string::npos) << r.out;
+  std::remove(csv.c_str());
+  std::remove(csv1.c_str());
 }
 
 TEST(Cli, CheckTableRunsThePaperVectors) {

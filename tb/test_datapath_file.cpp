@@ -77,6 +77,34 @@ TEST(FieldTable, ValuesOutsideTheRangeNameFieldAndAllowedValues) {
   EXPECT_EQ(dp.n_fma, 64);
 }
 
+// Width relations (issue 28): no preset breaks one; a wider alignment than the running sum keeps
+// (the architect's frac_bits 24 -> 28 with c_frac 24) is named with both fields and the fix; the
+// relation holds only where the stage exists (late c; odd/even sums).
+TEST(FieldTable, WidthRelationsWarnWhereOneWidthWastesAnother) {
+  for (const Datapath& d : all_presets()) EXPECT_TRUE(width_warnings(d).empty()) << d.name();
+  Datapath d = find_preset("mi300x", "fp16");
+  set_field(d, "frac_bits", "28");
+  std::vector<std::string> w = width_warnings(d);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("frac_bits = 28 but c_frac = 24"), std::string::npos) << w[0];
+  EXPECT_NE(w[0].find("--set c_frac=28"), std::string::npos) << w[0];
+  set_field(d, "c_frac", "28");
+  EXPECT_TRUE(width_warnings(d).empty());
+  set_field(d, "frac_bits", "33");  // and c_frac 28, acc_frac 31: both relations
+  set_field(d, "c_frac", "28");
+  EXPECT_EQ(width_warnings(d).size(), 2u);
+  Datapath f8 = find_preset("mi300x", "e4m3fnuz");
+  set_field(f8, "frac_bits", "30");
+  set_field(f8, "c_frac", "30");
+  w = width_warnings(f8);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("partial_frac = 24"), std::string::npos) << w[0];
+  Datapath nv = find_preset("h100", "fp16");  // early c: c is a term of the fused sum
+  set_field(nv, "frac_bits", "40");
+  EXPECT_TRUE(width_warnings(nv).empty());
+  EXPECT_NE(fields_markdown().find("| `frac_bits` | `c_frac` >= it |"), std::string::npos);
+}
+
 TEST(FieldTable, SettingsListsAcceptCommaValues) {
   Datapath dp = find_preset("h100", "fp16");
   apply_settings(dp, "frac_bits=27,type=e4m3,e5m2,prod_align=rna,emin_lim=none");

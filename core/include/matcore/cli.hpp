@@ -40,7 +40,8 @@ struct DatapathArgs {
   /// Whether a datapath was named (a preset or a file).
   bool given() const { return !arch.empty() || !type.empty() || !file.empty(); }
   /// The datapath they name (UsageError with the known names or the allowed values of the
-  /// field; InputError for a malformed file).
+  /// field; InputError for a malformed file). A design of the user's (a file, --set) whose widths
+  /// make one another useless gets warnings on stderr (warn_widths).
   Datapath resolve() const;
   /// Applies --set (when given, even empty) to dp and validates the result; UsageError naming
   /// --set.
@@ -52,6 +53,10 @@ struct DatapathArgs {
   bool optional_ = false;
   CLI::Option* set_opt_ = nullptr;
 };
+
+/// "warning: WHAT: ..." on stderr (rank 0) for each broken width relation of dp (fields.hpp,
+/// width_warnings).
+void warn_widths(const Datapath& dp, const std::string& what);
 
 /// An integer in [lo, hi] (decimal, nothing else on the line); UsageError naming `what`.
 long long to_int(const std::string& what, const std::string& s, long long lo, long long hi);

@@ -58,7 +58,22 @@ void set_field(Datapath& dp, const std::string& name, const std::string& value);
 /// '=': "type=e4m3,e5m2"). FieldError on a part without '='.
 void apply_settings(Datapath& dp, const std::string& settings);
 
-/// The reference table of the fields (markdown), as in docs/datapath-files.md.
+/// The reference table of the fields (markdown), as in docs/datapath-files.md, followed by the
+/// width relations.
 std::string fields_markdown();
+
+/// A width relation between two fields: where `applies`, `wide` should keep at least as many
+/// bits as `narrow` or the bits `narrow` keeps are cut later (`why`: where, in the datapath).
+struct WidthRelation {
+  const char* narrow;  ///< the field whose bits are lost (frac_bits)
+  const char* wide;    ///< the field that bounds it (c_frac)
+  bool (*applies)(const Datapath&);
+  const char* when;    ///< the datapaths it applies to, in words
+  const char* why;
+};
+const std::vector<WidthRelation>& width_relations();
+/// Warnings for a design in which one width makes another useless: each names both fields with
+/// their values, what is lost and the fix (raise both: explore --sweep A,B=...). Empty: none.
+std::vector<std::string> width_warnings(const Datapath& dp);
 
 }  // namespace mc

@@ -410,7 +410,42 @@ std::string fields_markdown() {
   os << "| field | section | values | meaning |\n|---|---|---|---|\n";
   for (const Field& f : datapath_fields())
     os << "| `" << f.name << "` | " << f.section << " | " << field_allowed(f) << " | " << f.doc << " |\n";
+  os << "\nWidth relations (`show`, `explore` and every command that reads a datapath file or --set warn\n"
+        "when one is broken):\n\n| field | bounded by | where | why |\n|---|---|---|---|\n";
+  for (const WidthRelation& r : width_relations())
+    os << "| `" << r.narrow << "` | `" << r.wide << "` >= it | " << r.when << " | " << r.why << " |\n";
   return os.str();
+}
+
+namespace {
+bool fused_late_c(const Datapath& d) { return d.adder == AdderKind::Fused && d.late_c; }
+bool fused_odd_even(const Datapath& d) { return fused_late_c(d) && d.interleave == 2; }
+}  // namespace
+
+const std::vector<WidthRelation>& width_relations() {
+  static const std::vector<WidthRelation> v = {
+      {"frac_bits", "c_frac", fused_late_c, "fused adder, late c",
+       "when the products dominate, c (the running sum of a chained accumulation) is shifted to their "
+       "e_max and keeps only c_frac fraction bits: the accumulation loses what the wider alignment keeps"},
+      {"frac_bits", "acc_frac", fused_late_c, "fused adder, late c",
+       "the normalised accumulator is rounded down to acc_frac fraction bits"},
+      {"frac_bits", "partial_frac", fused_odd_even, "fused adder, late c, interleave 2",
+       "the odd and even partial sums are rounded down to partial_frac fraction bits before they are added"},
+  };
+  return v;
+}
+
+std::vector<std::string> width_warnings(const Datapath& dp) {
+  std::vector<std::string> w;
+  for (const WidthRelation& r : width_relations()) {
+    if (!r.applies(dp)) continue;
+    const long n = std::stol(get_field(dp, r.narrow)), b = std::stol(get_field(dp, r.wide));
+    if (b >= n) continue;
+    w.push_back(std::string(r.narrow) + " = " + std::to_string(n) + " but " + r.wide + " = " + std::to_string(b) + ": " +
+                r.why + "; the " + std::to_string(n - b) + " extra bits of " + r.narrow + " buy little. Raise " + r.wide +
+                " with it (--set " + r.wide + "=" + std::to_string(n) + "; explore --sweep " + r.narrow + "," + r.wide + "=LO..HI)");
+  }
+  return w;
 }
 
 }  // namespace mc

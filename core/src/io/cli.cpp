@@ -56,7 +56,17 @@ Datapath DatapathArgs::resolve() const {
     }
   }
   apply_set(dp);
+  if (!file.empty() || set_given()) warn_widths(dp, dp.name());  // a design of the user's
   return dp;
+}
+
+void warn_widths(const Datapath& dp, const std::string& what) {
+  // under mpirun only the first rank warns (read from the launcher's environment: the tools
+  // that link this file without MPI, the collectors, must not need the MPI library)
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
+    if (const char* r = std::getenv(v))
+      if (std::atoi(r) != 0) return;
+  for (const std::string& w : width_warnings(dp)) std::fprintf(stderr, "warning: %s: %s\n", what.c_str(), w.c_str());
 }
 
 namespace {

@@ -334,6 +334,19 @@ std::pair<std::string, std::vector<std::string>> parse_sweep(const std::string& 
   if (eq == std::string::npos || eq == 0)
     throw FieldError("--sweep: '" + text + "' is not field=LO..HI[:STEP] or field=V,V,...");
   const std::string name = text.substr(0, eq), rest = text.substr(eq + 1);
+  if (name.find(',') != std::string::npos) {  // linked fields: one list of values for all of them
+    std::vector<std::string> names;
+    std::istringstream in(name);
+    for (std::string n; std::getline(in, n, ',');) names.push_back(n);
+    std::vector<std::string> values;
+    for (const std::string& n : names) {
+      if (n.empty()) throw FieldError("--sweep: '" + name + "' has an empty field name");
+      const auto one = parse_sweep(n + "=" + rest, dp);  // each field checks every value
+      if (!values.empty() && one.second != values) throw FieldError("--sweep " + name + ": the fields take different values");
+      values = one.second;
+    }
+    return {name, values};
+  }
   const Field* f = find_field(name);
   if (!f) {
     Datapath probe = dp;
