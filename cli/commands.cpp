@@ -477,6 +477,12 @@ int exec_trace(const char* self, const std::vector<std::string>& rest) {
   for (size_t i = 0; i < rest.size(); ++i)
     if ((rest[i] == "--engine" && i + 1 < rest.size() && rest[i + 1] == "rtl") || rest[i] == "--engine=rtl")
       return rtl_trace(rest);
+  for (const std::string& w : rest)
+    if (w == "-h" || w == "--help")  // the SystemC model's options follow (matcore-sc trace --help)
+      std::printf("matcore trace: one sample set, three views under the same signal names\n"
+                  "  (default)     the SystemC model: stage text, VCD/FST, GTKWave layout (options below)\n"
+                  "  --engine rtl  the Verilated RTL top: a VCD in the same form (matcore trace --engine rtl --help)\n"
+                  "  --svg FILE    a picture of the bits at every stage, one or two datapaths (matcore trace --svg F --help)\n\n");
   std::string me(self);
   const size_t slash = me.rfind('/');
   const std::string dir = slash == std::string::npos ? "." : me.substr(0, slash);
