@@ -8,6 +8,7 @@
 // in binary32, so prod_round_out needs bf16 inputs. Such alterations use a preset (and a
 // crafted sample) where the field shows.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "run_command.hpp"
 
@@ -258,6 +259,47 @@ TEST(ExplainCli, FromValidateMismatchesToTheParameter) {
   EXPECT_EQ(explain_main(8, const_cast<char**>(argv4)), 2);
   ::testing::internal::GetCapturedStderr();
   for (const char* f : {"a.txt", "b.txt", "c.txt", "d.txt", "mism.txt"}) std::remove((dir + "/" + f).c_str());
+  ::rmdir(dir.c_str());
+}
+
+// Explain cannot mislead (issue 28): a V100-like unit with F = 25 instead of the preset's 23 (two
+// steps away, beyond --span 1) is found as the one answer over 50 mismatches, the partial
+// changes (a different adder reproduces most samples) are listed apart with their counts, and a
+// log no single change or pair explains says so plainly, exit 1.
+TEST(ExplainCli, AnswersApartFromPartialChangesAndPlainWhenNothingExplains) {
+  const std::string dir = ::testing::TempDir() + "explain_f25";
+  ::mkdir(dir.c_str(), 0777);
+  const std::string M = std::string(MATCORE_CLI), files = " --a " + dir + "/a.txt --b " + dir + "/b.txt --c " + dir + "/c.txt";
+  std::string out;
+  ASSERT_EQ(run(M + " sample --arch v100 --type fp16 --k 4 --n 3000 --out " + dir + " 2>&1", &out), 0) << out;
+  ASSERT_EQ(run(M + " run --arch v100 --type fp16 --set frac_bits=25" + files + " --d " + dir + "/d.txt 2>&1", &out), 0) << out;
+  ASSERT_EQ(run(M + " validate --arch v100 --type fp16" + files + " --d " + dir + "/d.txt --show 50 > " + dir + "/log 2>&1", &out), 1);
+  out.clear();
+  EXPECT_EQ(run(M + " explain --arch v100 --type fp16 --no-trace --mismatches " + dir + "/log 2>&1", &out), 0) << out;
+  const size_t ans = out.find("answers: single changes that reproduce all 50:\n    50/50  frac_bits 23 -> 25\npartial:");
+  EXPECT_NE(ans, std::string::npos) << out;
+  const size_t adder = out.find("/50  adder fused -> exact");
+  EXPECT_NE(adder, std::string::npos) << out;
+  EXPECT_GT(adder, ans) << "a partial change is listed among the answers";
+  // a d that no datapath near the preset gives: every sample's d with its sign flipped
+  std::ifstream in(dir + "/d.txt");
+  std::ostringstream flipped;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') { flipped << line << "\n"; continue; }
+    const unsigned long v = std::stoul(line, nullptr, 16) ^ 0x80000000ul;
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%08lx", v);
+    flipped << buf << "\n";
+  }
+  in.close();
+  { std::ofstream o(dir + "/d.txt"); o << flipped.str(); }
+  run(M + " validate --arch v100 --type fp16" + files + " --d " + dir + "/d.txt --show 8 > " + dir + "/log 2>&1", &out);
+  out.clear();
+  EXPECT_EQ(run(M + " explain --arch v100 --type fp16 --no-trace --mismatches " + dir + "/log 2>&1", &out), 1) << out;
+  EXPECT_NE(out.find("nothing explains these 8 samples"), std::string::npos) << out;
+  EXPECT_NE(out.find("What to try:"), std::string::npos) << out;
+  EXPECT_EQ(out.find("answers:"), std::string::npos) << out;
+  for (const char* f : {"a.txt", "b.txt", "c.txt", "d.txt", "log"}) std::remove((dir + "/" + f).c_str());
   ::rmdir(dir.c_str());
 }
 

@@ -40,6 +40,12 @@ struct Variation {
 /// pair_interleave, c_final_add, nan_keep_sign. Variations that fail validate_datapath are
 /// left out.
 std::vector<Variation> single_variations(const Datapath& dp, int span = 1);
+/// single_variations with every value of each integer field over its range (limits: +-256 and
+/// none): the single changes `explain` tries, so that no answer is missed for being far away.
+std::vector<Variation> every_value_variations(const Datapath& dp, int span = 1);
+/// The labels of vars[which] (grouped by field, in order) compacted: "frac_bits 24 -> 25..88 (64
+/// values); out_round rtz -> rne".
+std::string compact_labels(const std::vector<Variation>& vars, const std::vector<size_t>& which);
 
 /// Two single variations of different fields applied together.
 struct PairVariation {

@@ -31,15 +31,16 @@ namespace {
 
 }  // namespace
 
-std::vector<Variation> single_variations(const Datapath& dp, int span) {
-  // One variation per candidate value of every numerical field of the field table (fields.hpp):
-  // widths +-span, each other rounding mode, n_fma over the powers of two, each limit +-span and
-  // none <-> a default, each flag toggled. Values that fail validate_datapath are left out.
+namespace {
+/// One variation per candidate value of every numerical field of the field table (fields.hpp):
+/// `span_of(field)` is the span its `near` takes. Values that fail validate_datapath are left out.
+template <class SpanOf>
+std::vector<Variation> variations(const Datapath& dp, SpanOf span_of) {
   std::vector<Variation> out;
   for (const Field& f : datapath_fields()) {
     if (!f.numeric) continue;
     const std::string from = f.get(dp);
-    for (const std::string& to : f.near(dp, span)) {
+    for (const std::string& to : f.near(dp, span_of(f))) {
       if (to == from) continue;
       Datapath v = dp;
       try {
@@ -50,6 +51,47 @@ std::vector<Variation> single_variations(const Datapath& dp, int span) {
       }
       out.push_back(Variation{f.name, from, to, std::move(v)});
     }
+  }
+  return out;
+}
+}  // namespace
+
+std::vector<Variation> single_variations(const Datapath& dp, int span) {
+  // widths +-span, each other rounding mode, n_fma over the powers of two, each limit +-span and
+  // none <-> a default, each flag toggled
+  return variations(dp, [span](const Field&) { return span; });
+}
+
+std::vector<Variation> every_value_variations(const Datapath& dp, int span) {
+  // every value of the integer fields over their range (limits: +-kWideSpan and none), the
+  // other fields' alternatives (a superset of single_variations)
+  return variations(dp, [span](const Field& f) {
+    constexpr int kWideSpan = 256;
+    if (f.kind == FieldKind::Int && f.hi - f.lo <= 2 * kWideSpan) return std::max(span, static_cast<int>(f.hi - f.lo));
+    return f.kind == FieldKind::Int || f.kind == FieldKind::Limit ? std::max(span, kWideSpan) : span;
+  });
+}
+
+std::string compact_labels(const std::vector<Variation>& vars, const std::vector<size_t>& which) {
+  // per field: "frac_bits 24 -> 25..88 (64 values)"; other values one by one
+  std::string out;
+  size_t i = 0;
+  while (i < which.size()) {
+    const Variation& v0 = vars[which[i]];
+    std::vector<std::string> tos;
+    size_t j = i;
+    for (; j < which.size() && vars[which[j]].param == v0.param; ++j) tos.push_back(vars[which[j]].to);
+    std::string vals;
+    for (size_t k = 0; k < tos.size();) {  // runs of consecutive integers
+      size_t e = k;
+      auto is_int = [](const std::string& s) { return !s.empty() && s.find_first_not_of("-0123456789") == std::string::npos; };
+      while (e + 1 < tos.size() && is_int(tos[e]) && is_int(tos[e + 1]) && std::stol(tos[e + 1]) == std::stol(tos[e]) + 1) ++e;
+      vals += (vals.empty() ? "" : ", ") + (e > k + 1 ? tos[k] + ".." + tos[e] : e == k + 1 ? tos[k] + ", " + tos[e] : tos[k]);
+      k = e + 1;
+    }
+    out += (out.empty() ? "" : "; ") + v0.param + " " + v0.from + " -> " + vals;
+    if (tos.size() > 2) out += " (" + std::to_string(tos.size()) + " values)";
+    i = j;
   }
   return out;
 }
@@ -249,6 +291,8 @@ struct ExplainCmd {
   int span = 1;
   bool no_trace = false, all = false;
   int run() const;
+  int summarise(const Datapath& dp, const std::vector<ExplainSample>& list, const std::vector<Variation>& vars,
+                const std::vector<size_t>& hits, size_t model_ok) const;
 };
 
 int ExplainCmd::run() const {
@@ -285,11 +329,11 @@ int ExplainCmd::run() const {
     s.has_observed = true;
     list.push_back(s);
   }
-  const std::vector<Variation> vars = single_variations(dp, span);
+  const std::vector<Variation> vars = every_value_variations(dp, span);
   std::vector<size_t> hits(vars.size(), 0);
   size_t model_ok = 0;
-  std::printf("preset %s%s: %zu single-parameter variations\n", dp.name().c_str(),
-              dp.variant.empty() ? "" : (" (" + dp.variant + ")").c_str(), vars.size());
+  std::printf("preset %s%s: %zu single-parameter variations (every value of each numeric field; limits +-256)\n",
+              dp.name().c_str(), dp.variant.empty() ? "" : (" (" + dp.variant + ")").c_str(), vars.size());
   for (const ExplainSample& s : list) {
     const Explanation e = explain_sample(dp, vars, s);
     std::printf("\nsample %llu: observed 0x%s %s, preset gives 0x%s %s%s\n",
@@ -301,33 +345,56 @@ int ExplainCmd::run() const {
       std::printf("  stages of the preset:\n");
       for (const auto& r : e.trace.rows) std::printf("    %-24s %s\n", r.first.c_str(), r.second.c_str());
     }
-    std::printf("  variations that reproduce the observed d: %zu\n", e.matching.size());
-    for (size_t i : e.matching) {
-      std::printf("    %s\n", vars[i].label().c_str());
-      ++hits[i];
-    }
+    std::printf("  variations that reproduce the observed d: %zu%s%s\n", e.matching.size(), e.matching.empty() ? "" : ": ",
+                compact_labels(vars, e.matching).c_str());
+    for (size_t i : e.matching) ++hits[i];
   }
-  if (list.size() > 1) {
-    std::printf("\nover %zu samples (the preset reproduces %zu):\n", list.size(), model_ok);
-    std::vector<size_t> order(vars.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return hits[x] > hits[y]; });
-    for (size_t i : order) {
-      if (hits[i] == 0 && !all) break;
-      std::printf("  %4zu/%zu  %s\n", hits[i], list.size(), vars[i].label().c_str());
-    }
+  return summarise(dp, list, vars, hits, model_ok);
+}
+
+/// The answers (changes that reproduce every sample), then the partial ones apart with their
+/// counts, then pairs when no single change answers, and a plain statement when nothing does.
+int ExplainCmd::summarise(const Datapath& dp, const std::vector<ExplainSample>& list, const std::vector<Variation>& vars,
+                          const std::vector<size_t>& hits, size_t model_ok) const {
+  const size_t n = list.size();
+  std::vector<size_t> answers, partial;
+  for (size_t i = 0; i < vars.size(); ++i) (hits[i] == n ? answers : partial).push_back(i);
+  std::stable_sort(partial.begin(), partial.end(), [&](size_t x, size_t y) { return hits[x] > hits[y]; });
+  while (!partial.empty() && hits[partial.back()] == 0 && !all) partial.pop_back();
+  std::printf("\nover %zu sample%s (the preset reproduces %zu):\n", n, n == 1 ? "" : "s", model_ok);
+  if (!answers.empty()) {
+    std::printf("answers: single changes that reproduce all %zu:\n", n);
+    for (size_t i : answers) std::printf("  %4zu/%zu  %s\n", hits[i], n, vars[i].label().c_str());
   }
-  for (size_t h : hits)
-    if (h == list.size()) return 0;
+  if (!partial.empty()) {
+    std::printf("partial: changes that reproduce some samples only (not an answer on their own):\n");
+    for (size_t k = 0; k < partial.size() && (k < 10 || all); ++k)
+      std::printf("  %4zu/%zu  %s\n", hits[partial[k]], n, vars[partial[k]].label().c_str());
+    if (partial.size() > 10 && !all) std::printf("  ... (%zu more; --all lists them)\n", partial.size() - 10);
+  }
+  if (!answers.empty()) return 0;
   // No single change explains every sample: the smallest set is searched among the pairs of
-  // changes of two different fields.
+  // changes of two different fields, each within +-span of the preset.
+  const std::vector<Variation> near = single_variations(dp, span);
   std::vector<PairVariation> pairs;
-  const size_t n_pairs = pair_variations(dp, vars, list, pairs);
-  std::printf("\nno single change reproduces every sample; %zu pairs of changes tried, %zu reproduce all %zu:\n",
-              n_pairs, pairs.size(), list.size());
-  for (size_t i = 0; i < pairs.size() && (i < 20 || all); ++i) std::printf("  %s\n", pairs[i].label.c_str());
-  if (pairs.size() > 20 && !all) std::printf("  ... (%zu more; --all lists them)\n", pairs.size() - 20);
-  return pairs.empty() ? 1 : 0;
+  const size_t n_pairs = pair_variations(dp, near, list, pairs);
+  if (!pairs.empty()) {
+    std::printf("answers: no single change reproduces all %zu; these pairs (of %zu tried, each change within +-%d) do:\n",
+                n, n_pairs, span);
+    for (size_t i = 0; i < pairs.size() && (i < 20 || all); ++i) std::printf("  %s\n", pairs[i].label.c_str());
+    if (pairs.size() > 20 && !all) std::printf("  ... (%zu more; --all lists them)\n", pairs.size() - 20);
+    return 0;
+  }
+  std::printf("nothing explains these %zu samples: no single change (%zu tried, every value of each numeric field) and no\n"
+              "pair of changes within +-%d (%zu pairs tried) reproduces all of them.%s\n"
+              "What to try: more or other mismatches (validate --show N); --span %d for wider pairs; another preset as\n"
+              "the base (the unit may be a different structure); the operand layout of the collector (a transposed or\n"
+              "shuffled operand gives unrelated d); a datapath file with a structural change (docs/datapath-files.md).\n",
+              n, vars.size(), span, n_pairs,
+              partial.empty() ? "" : (" The closest single change, " + vars[partial[0]].label() + ", reproduces " +
+                                      std::to_string(hits[partial[0]]) + " of " + std::to_string(n) + ".").c_str(),
+              std::min(span + 1, 16));
+  return 1;
 }
 
 }  // namespace
@@ -365,9 +432,10 @@ void add_explain_command(cli::Program& p) {
       "which single-parameter change of a preset reproduces an observed d (section 5.3 of the paper)",
       "  matcore explain --arch h100 --type fp16 --a 1,2^-12 --b 1,2^-12 --c 0 --d 0x3f800000\n"
       "  matcore validate ... > log; matcore explain --arch h100 --type fp16 --mismatches log\n"
-      "  Prints the preset's value at every stage and every single-parameter variation (widths +-N,\n"
-      "  rounding modes, n_fma, c handling, subnormals, limits, orderings) that reproduces the\n"
-      "  observed d. Exit status: 0 some variation reproduces every sample, 1 none does, 2 bad input.",
+      "  Prints the preset's value at every stage and every single-parameter variation (every value of\n"
+      "  each width, rounding modes, n_fma, c handling, subnormals, limits, orderings) that reproduces\n"
+      "  the observed d; the answers (changes that reproduce every sample) apart from the partial ones;\n"
+      "  pairs when no single change answers. Exit status: 0 an answer, 1 none, 2 bad input.",
       [cmd] { return cmd->run(); });
   cmd->dpa.add(c);
   cli::Program::text(c, "--a", cmd->a, "a values V,V,... (with --b, --c, --d)");
@@ -380,7 +448,7 @@ void add_explain_command(cli::Program& p) {
   CLI::Option* f = cli::Program::text(c, "--file", cmd->file, "directory with a.txt b.txt c.txt d.txt");
   cli::Program::text(c, "--samples", cmd->samples, "0-based sample indices I,J,... of --file (default 0)")->needs(f);
   m->excludes(f);
-  c->add_option("--span", cmd->span, "width changes +-1..N (default 1)")->check(cli::int_range(1, 16));
+  c->add_option("--span", cmd->span, "the pairs' changes: widths +-1..N (default 1); single changes try every value")->check(cli::int_range(1, 16));
   c->add_flag("--no-trace", cmd->no_trace, "do not print the stages");
   c->add_flag("--all", cmd->all, "list the variations that reproduce no sample too");
 }
