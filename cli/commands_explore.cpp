@@ -49,7 +49,7 @@ struct ExploreCmd {
   std::string dist = "normal", ks = "16,256,4096", csv, png;
   unsigned long long n = 10000;
   unsigned seed = 1, threads = 0;
-  bool no_mono = false, cost = false;
+  bool no_mono = false, cost = false, bound_line = false;
 
   struct Config {
     std::string label, s1, s2;  // datapath label, "field=value" of each sweep
@@ -165,7 +165,8 @@ struct ExploreCmd {
     uint64_t before = 0;
     std::string rows = "datapath,sweep1,sweep2,k,workload,n,finite,rms_rel,max_rel,mean_rel,mean_ulp,mean_abs_ulp,"
                        "max_abs_ulp,correct_frac,mono_frac,max_bound_ratio,k_u,rms_nw_u,mean_nw_u,nand2,"
-                       "nand2_per_product,flops,latency,depth,ulp_hist\n";
+                       "nand2_per_product,flops,latency,depth,se_rms_rel,se_mean_rel,se_mean_ulp,se_rms_nw_u,se_mean_nw_u,"
+                       "se_correct_frac,ulp_q05,ulp_q50,ulp_q95,ulp_hist\n";
     std::printf("workload %s, %llu samples per row, seed %u; reference: the exact sum rounded once (RNE)\n"
                 "(rel = (d - ref) / ref, ulp = (d - ref) / ulp(ref) * sign(ref), nw = (d - exact) * sign(exact) / (u sum|a_i b_i|):\n"
                 " negative = toward zero; correct: d == ref; bound: max |d - exact| / (k u sum|a_i b_i|))\n",
@@ -200,6 +201,9 @@ struct ExploreCmd {
                       e.mean_abs_ulp, e.max_abs_ulp, cf_, mf, e.max_bound, ku, e.rms_nw, e.mean_nw, c.nand2,
                       c.nand2 > 0 ? c.nand2 / c.dp.n_fma : -1.0, c.flops, c.latency, c.depth);
         rows += buf;
+        std::snprintf(buf, sizeof buf, "%.6e,%.6e,%.6f,%.6f,%.6f,%.6f,%d,%d,%d,", e.se_rms_rel, e.se_mean_rel, e.se_mean_ulp,
+                      e.se_rms_nw, e.se_mean_nw, e.se_correct, e.ulp_quantile(0.05), e.ulp_quantile(0.5), e.ulp_quantile(0.95));
+        rows += buf;
         for (int i = 0; i < kUlpBins; ++i) rows += (i ? ";" : "") + std::to_string(e.ulp_hist[i]);
         rows += "\n";
       }
@@ -214,7 +218,8 @@ struct ExploreCmd {
       // the Debian python3 (python3-matplotlib lives there), unless $MATCORE_PYTHON names another
       const char* py = std::getenv("MATCORE_PYTHON");
       const std::string python = py ? py : ::access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
-      const std::string cmd = shell_quote(python) + " " + shell_quote(script) + " " + shell_quote(csv) + " " + shell_quote(png);
+      const std::string cmd = shell_quote(python) + " " + shell_quote(script) + " " + shell_quote(csv) + " " + shell_quote(png) +
+                              (bound_line ? " --bound" : "");
       const int rc = run_tool(cmd, tool_timeout(600), "the plot script");
       if (rc == 3) throw InputError("the plots need matplotlib for " + python + " (python3-matplotlib: scripts/install-deps.sh)");
       if (rc != 0)
@@ -246,5 +251,6 @@ void add_explore_command(Program& p) {
   c->add_flag("--cost", ex->cost, "add each configuration's cost (matcore cost: yosys NAND2-equivalents)");
   Program::text(c, "--csv", ex->csv, "write the rows as CSV (complete or not at all)");
   Program::text(c, "--png", ex->png, "plots PREFIX-k.png, PREFIX-bias.png (and PREFIX-sweep.png, PREFIX-cost.png) from the CSV");
+  c->add_flag("--bound", ex->bound_line, "draw the classical bound k on the normwise-error plot (PREFIX-k.png)");
   threads_option(c, ex->threads);
 }

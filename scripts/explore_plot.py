@@ -1,17 +1,18 @@
 #!/usr/bin/env python3
 """Plots of a `matcore explore` CSV (docs/explore.md).
 
-usage: explore_plot.py RESULTS.csv PREFIX
+usage: explore_plot.py RESULTS.csv PREFIX [--bound]
 
   PREFIX-k.png      vs k, one line per datapath (and swept value): the RMS normwise error
-                    |d - exact| / (u sum|a_i b_i|) with the classical bound k (dashed), and the
-                    RMS relative error against the exact sum rounded once
+                    |d - exact| / (u sum|a_i b_i|) (with --bound: the classical bound k, dashed),
+                    and the RMS relative error against the exact sum rounded once
   PREFIX-bias.png   vs k: the mean signed normwise error (in u) and the mean signed error in
                     ulps of the result (negative: toward zero)
   PREFIX-sweep.png  (with a swept field) RMS normwise error vs the swept value, one line per k
   PREFIX-cost.png   (with --cost) NAND2-equivalents vs RMS normwise error at the largest k
 
-Every file is written to a temporary name and renamed when complete. Needs matplotlib
+Error bars: 95% intervals (1.96 standard errors, the CSV's se_* columns). Every file is
+written to a temporary name and renamed when complete. Needs matplotlib
 (Debian python3-matplotlib).
 """
 import csv
@@ -27,12 +28,13 @@ try:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt  # noqa: E402
     from cycler import cycler  # noqa: E402  (comes with matplotlib)
+    from matplotlib.ticker import MaxNLocator  # noqa: E402
 except ImportError as e:  # matcore explore reports exit status 3 as "matplotlib is needed"
     print(f"explore_plot.py: {e}", file=sys.stderr)
     sys.exit(3)
 
 # 20 distinct colours and two line styles: up to 40 lines stay apart
-plt.rcParams["axes.prop_cycle"] = (cycler(linestyle=["-", "--"]) * cycler(color=plt.get_cmap("tab20").colors))
+plt.rcParams["axes.prop_cycle"] = cycler(linestyle=["-", "--", ":"]) * cycler(color=plt.get_cmap("tab10").colors)
 
 
 def load(path):
@@ -47,6 +49,8 @@ def load(path):
                     "mono_frac", "max_bound_ratio", "k_u", "rms_nw_u", "mean_nw_u", "nand2"):
             r[key] = float(r[key])
         r["depth"] = float(r.get("depth") or -1)
+        for key in ("se_rms_rel", "se_mean_rel", "se_mean_ulp", "se_rms_nw_u", "se_mean_nw_u"):
+            r[key] = 1.96 * float(r.get(key) or 0)  # half-width of the 95% interval
     return rows
 
 
@@ -86,8 +90,9 @@ def series(rows, key):
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4) or (len(sys.argv) == 4 and sys.argv[3] != "--bound"):
         raise SystemExit(__doc__)
+    bound = len(sys.argv) == 4
     rows = load(sys.argv[1])
     prefix = sys.argv[2]
     workload = rows[0]["workload"]
@@ -100,9 +105,15 @@ def main():
         for name, rs in lines.items():
             rs = sorted(rs, key=lambda r: r["k"])
             x = [r["k"] for r in rs]
-            ax.loglog(x, [max(r["rms_nw_u"], 1e-6) for r in rs], marker="o", ms=3, lw=1, label=None if many else name)
-            ax2.loglog(x, [max(r["rms_rel"], 1e-12) for r in rs], marker="o", ms=3, lw=1)
-        ax.loglog(ks, ks, "k--", lw=1, label="classical bound k")
+            ax.errorbar(x, [max(r["rms_nw_u"], 1e-6) for r in rs], yerr=[r["se_rms_nw_u"] for r in rs], marker="o",
+                        ms=3, lw=1, capsize=2, label=None if many else name)
+            ax2.errorbar(x, [max(r["rms_rel"], 1e-12) for r in rs], yerr=[r["se_rms_rel"] for r in rs], marker="o",
+                         ms=3, lw=1, capsize=2)
+        if bound:
+            ax.plot(ks, ks, "k--", lw=1, label="classical bound k")
+        for a in (ax, ax2):
+            a.set_xscale("log")
+            a.set_yscale("log")
         ax.set_xlabel("k (dot product length)")
         ax.set_ylabel("RMS |d - exact| / (u sum|a b|)")
         ax.set_title(f"normwise error vs k, {workload} inputs (u of the output)")
@@ -119,9 +130,12 @@ def main():
         for name, rs in lines.items():
             rs = sorted(rs, key=lambda r: r["k"])
             x = [r["k"] for r in rs]
-            ax.semilogx(x, [r["mean_nw_u"] for r in rs], marker="o", ms=3, lw=1, label=None if many else name)
-            ax2.semilogx(x, [r["mean_ulp"] for r in rs], marker="o", ms=3, lw=1)
+            ax.errorbar(x, [r["mean_nw_u"] for r in rs], yerr=[r["se_mean_nw_u"] for r in rs], marker="o", ms=3,
+                        lw=1, capsize=2, label=None if many else name)
+            ax2.errorbar(x, [r["mean_ulp"] for r in rs], yerr=[r["se_mean_ulp"] for r in rs], marker="o", ms=3, lw=1,
+                         capsize=2)
         for a in (ax, ax2):
+            a.set_xscale("log")
             a.axhline(0, color="k", lw=0.8)
             a.set_xlabel("k (dot product length)")
             a.grid(True, which="both", alpha=0.3)
@@ -141,10 +155,13 @@ def main():
         for (dp, s2, k), rs in series(swept, lambda r: (r["datapath"], r["sweep2"], r["k"])).items():
             xs = [r["sweep1"].split("=", 1)[1] for r in rs]
             x = [int(v) for v in xs] if numeric else list(range(len(xs)))
-            ax.semilogy(x, [max(r["rms_nw_u"], 1e-6) for r in rs], marker="o", ms=3, lw=1,
-                        label=f"{dp} {s2} k={k}".replace("  ", " "))
+            ax.errorbar(x, [max(r["rms_nw_u"], 1e-6) for r in rs], yerr=[r["se_rms_nw_u"] for r in rs], marker="o",
+                        ms=3, lw=1, capsize=2, label=f"{dp} {s2} k={k}".replace("  ", " "))
             if not numeric:
                 ax.set_xticks(x, xs)
+        ax.set_yscale("log")
+        if numeric:  # integer fields: integer ticks
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel(field)
         ax.set_ylabel("RMS |d - exact| / (u sum|a b|)")
         ax.set_title(f"normwise error vs {field}, {workload} inputs")

@@ -4,6 +4,7 @@
 // (an exact adder: none; truncation of the result: never above), and the run is deterministic
 // whatever the thread count.
 #include <gtest/gtest.h>
+#include <tuple>
 
 #include <cmath>
 #include <cstring>
@@ -103,6 +104,42 @@ TEST(Explore, SameFiguresWhateverTheThreads) {
     EXPECT_EQ(a.ulp_hist, b.ulp_hist) << to_string(w);
     EXPECT_GT(a.rms_rel, 0.0) << to_string(w);
   }
+}
+
+// The standard errors (issue 28): they shrink as 1/sqrt(n), two independent runs (other seeds)
+// differ by no more than their intervals allow, and the ulp quantiles read the histogram. (Not
+// the relative error's: one cancelling sample in 16000 dominates its fourth moment, which is why
+// the normwise error is the figure to compare.)
+TEST(Explore, StandardErrorsAndQuantiles) {
+  const Datapath dp = find_preset("h100", "fp16");
+  ExploreSpec spec;
+  spec.monotonic = false;
+  spec.n = 4000;
+  const ErrorStats a = measure_error(dp, 64, spec);
+  spec.seed = 2;
+  const ErrorStats b = measure_error(dp, 64, spec);
+  spec.n = 16000;
+  const ErrorStats big = measure_error(dp, 64, spec);
+  for (const auto& [name, s4, s16] : {std::tuple<const char*, double, double>{"rms_nw", a.se_rms_nw, big.se_rms_nw},
+                                      {"mean_nw", a.se_mean_nw, big.se_mean_nw},
+                                      {"correct", a.se_correct, big.se_correct}}) {
+    EXPECT_GT(s4, 0.0) << name;
+    EXPECT_GT(s16 / s4, 0.35) << name;  // 4x the samples: half the standard error
+    EXPECT_LT(s16 / s4, 0.65) << name;
+  }
+  EXPECT_LT(a.se_rms_nw, a.rms_nw / 5);
+  EXPECT_LT(std::fabs(a.rms_nw - b.rms_nw), 4 * std::hypot(a.se_rms_nw, b.se_rms_nw));
+  EXPECT_LT(std::fabs(a.mean_nw - b.mean_nw), 4 * std::hypot(a.se_mean_nw, b.se_mean_nw));
+  const double p = static_cast<double>(a.correct) / a.finite;
+  EXPECT_DOUBLE_EQ(a.se_correct, std::sqrt(p * (1 - p) / a.finite));
+  ErrorStats h;  // 10% at -8 ulps or below, 85% exact, 5% at +1
+  h.ulp_hist[0] = 10;
+  h.ulp_hist[8] = 85;
+  h.ulp_hist[9] = 5;
+  EXPECT_EQ(h.ulp_quantile(0.05), -8);
+  EXPECT_EQ(h.ulp_quantile(0.5), 0);
+  EXPECT_EQ(h.ulp_quantile(0.95), 0);
+  EXPECT_EQ(h.ulp_quantile(0.99), 1);
 }
 
 TEST(Explore, WorkloadsHaveTheirShape) {

@@ -74,6 +74,12 @@ struct ErrorStats {
   /// cancels, so it shows the trend with k (the classical bound grows as k).
   double rms_nw = 0, mean_nw = 0;
   std::array<uint64_t, kUlpBins> ulp_hist{};
+  /// Standard errors of the estimates (95% interval: +-1.96 se): of a mean, sqrt(var / (n - 1));
+  /// of an RMS, by the delta method from the fourth moment; of a fraction, sqrt(p (1 - p) / n).
+  double se_rms_rel = 0, se_mean_rel = 0, se_mean_ulp = 0, se_rms_nw = 0, se_mean_nw = 0, se_correct = 0;
+  /// The q-quantile of the ulp error (rounded to whole ulps and clamped to +-8, from ulp_hist):
+  /// robust where a few cancelling samples dominate mean_ulp.
+  int ulp_quantile(double q) const;
 };
 
 struct ExploreSpec {

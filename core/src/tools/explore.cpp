@@ -114,6 +114,7 @@ void quantise_blocks(const Datapath& dp, const Format& f, const double* x, int k
 struct Partial {
   uint64_t n = 0, finite = 0, nonzero = 0, correct = 0, mono_checked = 0, mono_ok = 0;
   double rel2 = 0, rel = 0, max_rel = 0, ulp = 0, abs_ulp = 0, max_abs_ulp = 0, max_bound = 0, nw2 = 0, nw = 0;
+  double rel4 = 0, nw4 = 0, ulp2 = 0;  // for the standard errors
   uint64_t nw_n = 0;
   std::array<uint64_t, kUlpBins> hist{};
 };
@@ -242,6 +243,7 @@ ErrorStats measure_error(const Datapath& dp, int k, const ExploreSpec& spec,
           P.max_bound = std::max(P.max_bound, std::fabs(e_nw) / k);
           P.nw += e_nw;
           P.nw2 += e_nw * e_nw;
+          P.nw4 += e_nw * e_nw * e_nw * e_nw;
           ++P.nw_n;
         }
         if (rv != 0) {
@@ -249,11 +251,13 @@ ErrorStats measure_error(const Datapath& dp, int k, const ExploreSpec& spec,
           const double rel = (dv - rv) / rv;
           P.rel += rel;
           P.rel2 += rel * rel;
+          P.rel4 += rel * rel * rel * rel;
           P.max_rel = std::max(P.max_rel, std::fabs(rel));
           const Unpacked ur = decode(out, ref);
           const double ulp = std::ldexp(1.0, ur.exp - prec);
           const double eu = (dv - rv) / ulp * (rv < 0 ? -1.0 : 1.0);
           P.ulp += eu;
+          P.ulp2 += eu * eu;
           P.abs_ulp += std::fabs(eu);
           P.max_abs_ulp = std::max(P.max_abs_ulp, std::fabs(eu));
           const double c = std::max(-8.0, std::min(8.0, std::nearbyint(eu)));
@@ -285,7 +289,7 @@ ErrorStats measure_error(const Datapath& dp, int k, const ExploreSpec& spec,
 
   // the chunks in order: the same sums whatever the thread count
   ErrorStats s;
-  double rel = 0, rel2 = 0, ulp = 0, abs_ulp = 0, nw = 0, nw2 = 0;
+  double rel = 0, rel2 = 0, ulp = 0, abs_ulp = 0, nw = 0, nw2 = 0, rel4 = 0, nw4 = 0, ulp2 = 0;
   uint64_t nw_n = 0;
   if (dist::size() > 1) {
     static_assert(std::is_trivially_copyable<Partial>::value, "Partial travels as bytes");
@@ -311,22 +315,58 @@ ErrorStats measure_error(const Datapath& dp, int k, const ExploreSpec& spec,
     nw += P.nw;
     nw2 += P.nw2;
     nw_n += P.nw_n;
+    rel4 += P.rel4;
+    nw4 += P.nw4;
+    ulp2 += P.ulp2;
     s.max_rel = std::max(s.max_rel, P.max_rel);
     s.max_abs_ulp = std::max(s.max_abs_ulp, P.max_abs_ulp);
     s.max_bound = std::max(s.max_bound, P.max_bound);
     for (int i = 0; i < kUlpBins; ++i) s.ulp_hist[i] += P.hist[i];
   }
+  // standard errors: of a mean from the second moment, of an RMS from the fourth (delta method)
+  auto se_mean = [](double s1, double s2, uint64_t n) {
+    if (n < 2) return 0.0;
+    const double m = s1 / n, var = std::max(0.0, (s2 / n - m * m) * n / (n - 1.0));
+    return std::sqrt(var / n);
+  };
+  auto se_rms = [](double s2, double s4, uint64_t n) {
+    if (n < 2) return 0.0;
+    const double m2 = s2 / n, var2 = std::max(0.0, (s4 / n - m2 * m2) * n / (n - 1.0));
+    return m2 > 0 ? std::sqrt(var2 / n) / (2 * std::sqrt(m2)) : 0.0;
+  };
   if (nw_n) {
     s.mean_nw = nw / nw_n;
     s.rms_nw = std::sqrt(nw2 / nw_n);
+    s.se_mean_nw = se_mean(nw, nw2, nw_n);
+    s.se_rms_nw = se_rms(nw2, nw4, nw_n);
   }
   if (s.nonzero) {
     s.mean_rel = rel / s.nonzero;
     s.rms_rel = std::sqrt(rel2 / s.nonzero);
     s.mean_ulp = ulp / s.nonzero;
     s.mean_abs_ulp = abs_ulp / s.nonzero;
+    s.se_mean_rel = se_mean(rel, rel2, s.nonzero);
+    s.se_rms_rel = se_rms(rel2, rel4, s.nonzero);
+    s.se_mean_ulp = se_mean(ulp, ulp2, s.nonzero);
+  }
+  if (s.finite) {
+    const double p = static_cast<double>(s.correct) / s.finite;
+    s.se_correct = std::sqrt(p * (1 - p) / s.finite);
   }
   return s;
+}
+
+int ErrorStats::ulp_quantile(double q) const {
+  uint64_t total = 0;
+  for (uint64_t h : ulp_hist) total += h;
+  if (!total) return 0;
+  const double want = q * total;
+  uint64_t run = 0;
+  for (int i = 0; i < kUlpBins; ++i) {
+    run += ulp_hist[i];
+    if (run >= want && run > 0) return i - kUlpBins / 2;
+  }
+  return kUlpBins / 2;
 }
 
 std::pair<std::string, std::vector<std::string>> parse_sweep(const std::string& text, const Datapath& dp) {
