@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cctype>
 #include <cstring>
 #include <memory>
 #include <sstream>
@@ -11,6 +12,10 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "matcore/format.hpp"
+#include "matcore/model.hpp"
+#include "matcore/validate.hpp"
+#include "matcore/fast.hpp"
 #include "matcore/cli.hpp"
 #include "matcore/datapath_file.hpp"
 #include "matcore/dist.hpp"
@@ -50,6 +55,7 @@ struct ExploreCmd {
   unsigned long long n = 10000;
   unsigned seed = 1, threads = 0;
   bool no_mono = false, cost = false, bound_line = false;
+  std::vector<std::string> worst;  // --worst N DIR
 
   struct Config {
     std::string label, s1, s2;  // datapath label, "field=value" of each sweep
@@ -113,6 +119,65 @@ struct ExploreCmd {
     return out;
   }
 
+  /// --worst N DIR: the worst samples of one row as a vector set (DIR/<row>/a.txt b.txt c.txt,
+  /// sa.txt sb.txt for block scales, d.txt = the exact sum rounded once, worst.txt: the errors)
+  /// that `trace --file`, `explain --file` and `validate` replay.
+  void write_worst(const Config& c, int k, const ErrorStats& e) const {
+    Workload w;
+    parse_workload(dist, w);
+    std::string row = c.label + (c.s1.empty() ? "" : "_" + c.s1) + (c.s2.empty() ? "" : "_" + c.s2) + "_k" + std::to_string(k);
+    for (char& ch : row)
+      if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '-') ch = '_';
+    const std::string dir = worst[1] + "/" + row;
+    const int ns = scales_per_sample(c.dp, k);
+    const bool native_a = native_digits(c.dp.a_fmt) > 0, native_b = native_digits(c.dp.b_fmt) > 0;
+    AbFile A{k, 32, native_a ? native_digits(c.dp.a_fmt) * 4 : 0, {}, {}}, B{k, 32, native_b ? native_digits(c.dp.b_fmt) * 4 : 0, {}, {}};
+    std::vector<uint64_t> sa_all, sb_all, cz, ref;
+    std::string list = "# matcore explore --worst: the samples of largest normwise error, largest first\n"
+                       "# sample (index in the workload)  normwise error (u sum|a b|)  design d  reference d\n";
+    const FastDot fd(c.dp);
+    for (const auto& bad : e.worst) {
+      std::vector<uint64_t> a(k), b(k), sa(std::max(ns, 1)), sb(std::max(ns, 1));
+      if (c.dp.scaled()) workload_scaled_inputs(w, c.dp, k, seed, bad.second, a.data(), b.data(), sa.data(), sb.data());
+      else workload_inputs(w, c.dp.a_fmt, c.dp.b_fmt, k, seed, bad.second, a.data(), b.data());
+      const auto widen = [](const Format& f, bool native, uint64_t v) { return native ? v : convert(f, v, kBinary32, Rounding::RNE); };
+      for (int j = 0; j < k; ++j) A.v.push_back(widen(c.dp.a_fmt, native_a, a[j])), B.v.push_back(widen(c.dp.b_fmt, native_b, b[j]));
+      for (int j = 0; j < ns; ++j) sa_all.push_back(sa[j]), sb_all.push_back(sb[j]);
+      const uint64_t zero = zero_bits(c.dp.out_fmt, false);
+      cz.push_back(widen_result(c.dp, zero));
+      const uint64_t r = explore_reference(c.dp, a.data(), b.data(), k, ns ? sa.data() : nullptr, ns ? sb.data() : nullptr);
+      ref.push_back(widen_result(c.dp, r));
+      const uint64_t d = c.dp.scaled() ? dot(c.dp, a.data(), b.data(), k, zero, ScaleRefs{sa.data(), sb.data()}) : fd(a.data(), b.data(), k, zero);
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "%llu %.6g 0x%s 0x%s\n", static_cast<unsigned long long>(bad.second), bad.first,
+                    to_hex_bits(c.dp.out_fmt, d).c_str(), to_hex_bits(c.dp.out_fmt, r).c_str());
+      list += buf;
+    }
+    const std::string head = " k=" + std::to_string(k) + " workload=" + dist + " seed=" + std::to_string(seed) + " design=" + c.label +
+                             (c.s1.empty() ? "" : " " + c.s1) + (c.s2.empty() ? "" : " " + c.s2) + "\n";
+    OutputDir od(dir, "--worst");
+    const int ow = c.dp.out_fmt == kBinary64 ? 64 : 32;
+    std::vector<std::unique_ptr<OutputFile>> files;
+    auto add = [&](const std::string& name, const std::string& text) {
+      files.push_back(std::make_unique<OutputFile>(dir + "/" + name));
+      files.back()->write(text);
+    };
+    add("a.txt", ab_file_text(A, "# matcore explore worst a=" + c.dp.a_fmt.name + head));
+    add("b.txt", ab_file_text(B, "# matcore explore worst b=" + c.dp.b_fmt.name + head));
+    add("c.txt", cd_file_text(cz, ow, "# matcore explore worst c=" + c.dp.out_fmt.name + head));
+    add("d.txt", cd_file_text(ref, ow, "# matcore explore worst: d = the exact sum rounded once (the reference)" + head));
+    if (ns) {
+      add("sa.txt", scale_file_text(sa_all, ns, "# matcore explore worst sa=" + c.dp.scale_fmt.name + head));
+      add("sb.txt", scale_file_text(sb_all, ns, "# matcore explore worst sb=" + c.dp.scale_fmt.name + head));
+    }
+    add("worst.txt", list);
+    std::vector<OutputFile*> all;
+    for (auto& f : files) all.push_back(f.get());
+    commit_all(all);
+    od.keep();
+    std::printf("wrote %s (%zu samples: trace --file %s --samples 0)\n", dir.c_str(), e.worst.size(), dir.c_str());
+  }
+
   int run() const {
     Workload w;
     if (!parse_workload(dist, w)) throw UsageError("--dist must be one of uniform01, uniform11, normal, loguniform, cancel");
@@ -122,6 +187,12 @@ struct ExploreCmd {
       throw UsageError("--k: more than " + std::to_string(kMaxKValues) + " values (docs/cli.md, \"Limits\")");
     if (!png.empty() && csv.empty()) throw UsageError("--png needs --csv (the plots are drawn from it)");
     std::vector<Config> cf = configs();
+    size_t n_worst = 0;
+    std::unique_ptr<OutputDir> worst_dir;  // created now (removed again if the run fails)
+    if (!worst.empty()) {
+      n_worst = static_cast<size_t>(cli::to_int("--worst", worst[0], 1, 1000));
+      if (dist::rank() == 0) worst_dir = std::make_unique<OutputDir>(worst[1], "--worst");
+    }
     // every output checked before any work: the CSV is created now (its temporary removed on
     // any failure), the plots' names must be neither inputs nor the CSV, their directory must exist
     std::unique_ptr<OutputFile> csv_out(csv.empty() || dist::rank() != 0 ? nullptr : new OutputFile(csv));
@@ -148,6 +219,7 @@ struct ExploreCmd {
     spec.seed = seed;
     spec.threads = threads;
     spec.monotonic = !no_mono;
+    spec.worst = n_worst;
     if (cost)
       for (Config& c : cf) {  // under mpirun: rank 0 runs yosys, the others take its figure
         std::string fig;
@@ -182,6 +254,7 @@ struct ExploreCmd {
                        static_cast<int>(100.0 * all / total));
         };
         const ErrorStats e = measure_error(c.dp, k, spec, bar);
+        if (n_worst && dist::rank() == 0) write_worst(c, k, e);
         before += n;
         if (tty) std::fprintf(stderr, "\r%50s\r", "");
         const double ku = k * std::ldexp(1.0, -((c.dp.out_prec >= 0 ? c.dp.out_prec : c.dp.out_fmt.mbits) + 1));
@@ -207,6 +280,7 @@ struct ExploreCmd {
         for (int i = 0; i < kUlpBins; ++i) rows += (i ? ";" : "") + std::to_string(e.ulp_hist[i]);
         rows += "\n";
       }
+    if (worst_dir) worst_dir->keep();
     if (dist::rank() != 0) return 0;  // rank 0 writes the files (every rank holds the same rows)
     if (csv_out) {
       csv_out->write(rows);
@@ -252,5 +326,9 @@ void add_explore_command(Program& p) {
   Program::text(c, "--csv", ex->csv, "write the rows as CSV (complete or not at all)");
   Program::text(c, "--png", ex->png, "plots PREFIX-k.png, PREFIX-bias.png (and PREFIX-sweep.png, PREFIX-cost.png) from the CSV");
   c->add_flag("--bound", ex->bound_line, "draw the classical bound k on the normwise-error plot (PREFIX-k.png)");
+  c->add_option("--worst", ex->worst, "N DIR: the N samples of largest normwise error of each row, as vector sets "
+                                      "DIR/<row>/ (a, b, c, d = the exact sum rounded once) that trace --file replays")
+      ->expected(2)
+      ->allow_extra_args(false);
   threads_option(c, ex->threads);
 }

@@ -288,6 +288,40 @@ TEST(Cli, BrokenWidthRelationsWarnAndLinkedSweepsMoveBothFields) {
   std::remove(csv1.c_str());
 }
 
+// explore --worst N DIR: the worst samples of each row as a vector set that validate and trace
+// replay; d.txt is the exact sum rounded once, so validate shows the design's misses
+TEST(Cli, ExploreWorstSamplesReplay) {
+  const std::string dir = ::testing::TempDir() + "worst_set";
+  CliRun r = run("explore --dp mi300x/fp16 --k 64 --n 2000 --dist cancel --worst 3 " + dir);
+  EXPECT_EQ(r.status, 0) << r.out;
+  const std::string row = dir + "/mi300x_fp16_k64";
+  EXPECT_NE(r.out.find("wrote " + row + " (3 samples"), std::string::npos) << r.out;
+  std::ifstream list(row + "/worst.txt");
+  std::vector<double> errs;
+  for (std::string line; std::getline(list, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream ss(line);
+    unsigned long long idx;
+    double e;
+    ss >> idx >> e;
+    errs.push_back(e);
+  }
+  ASSERT_EQ(errs.size(), 3u);
+  EXPECT_GE(errs[0], errs[1]);
+  EXPECT_GE(errs[1], errs[2]);
+  EXPECT_GT(errs[2], 0.05);  // cancelling sums: the worst are far from the correctly rounded result
+  const std::string files = " --a " + row + "/a.txt --b " + row + "/b.txt --c " + row + "/c.txt --d " + row + "/d.txt";
+  r = run("validate --arch mi300x --type fp16" + files + " --show 0");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("samples=3 mismatches=3"), std::string::npos) << r.out;
+  r = run("validate --arch mi300x --type fp16 --set frac_bits=60,c_frac=60,sum_frac=60,acc_frac=60" + files + " --show 0");
+  EXPECT_NE(r.out.find("samples=3 mismatches=0"), std::string::npos) << r.out;  // a wide design gets them right
+  r = run("trace --arch mi300x --type fp16 --file " + row + " --samples 2 --no-text --no-fst --vcd " + dir + "/t.vcd");
+  EXPECT_EQ(r.status, 0) << r.out;
+  r = run("explore --dp mi300x/fp16 --k 16 --n 10 --worst 0 " + dir);
+  EXPECT_EQ(r.status, 2) << r.out;
+}
+
 TEST(Cli, CheckTableRunsThePaperVectors) {
   CliRun r = run("check-table " + std::string(MATCORE_SOURCE_DIR) + "/tb/vectors/paper_cdna2.pvt");
   EXPECT_EQ(r.status, 0) << r.out;

@@ -80,6 +80,9 @@ struct ErrorStats {
   /// The q-quantile of the ulp error (rounded to whole ulps and clamped to +-8, from ulp_hist):
   /// robust where a few cancelling samples dominate mean_ulp.
   int ulp_quantile(double q) const;
+  /// With ExploreSpec::worst = N: the N samples of largest |normwise error|, (error, sample
+  /// index), largest first (ties: lower index first); the same for any thread or rank count.
+  std::vector<std::pair<double, uint64_t>> worst;
 };
 
 struct ExploreSpec {
@@ -88,7 +91,14 @@ struct ExploreSpec {
   uint64_t seed = 1;
   unsigned threads = 0;      ///< 0: every core
   bool monotonic = true;     ///< run the monotonicity check (a second dot per sample)
+  size_t worst = 0;          ///< keep the indices of this many worst samples (ErrorStats::worst)
 };
+
+/// The reference of explore for one sample: the exact sum of the k products (with the blocks'
+/// scales where dp has them; sa, sb may be null then) rounded once (RNE) to out_fmt, or to
+/// out_prec bits where dp keeps fewer. *exact_value: the exact sum as a host double, if given.
+uint64_t explore_reference(const Datapath& dp, const uint64_t* a, const uint64_t* b, int k, const uint64_t* sa,
+                           const uint64_t* sb, double* exact_value = nullptr);
 
 /// Measures dp at dot length k. `progress(done)` is called now and then from the calling thread
 /// with the samples done so far (may be empty). Deterministic for a seed whatever the threads.

@@ -1,8 +1,11 @@
 // The accuracy of a datapath, measured: see explore.hpp.
 #include "matcore/explore.hpp"
 
+#include <algorithm>
+
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <cerrno>
@@ -181,6 +184,23 @@ void workload_inputs(Workload w, const Format& fa, const Format& fb, int k, uint
   }
 }
 
+uint64_t explore_reference(const Datapath& dp, const uint64_t* a, const uint64_t* b, int k, const uint64_t* sa,
+                           const uint64_t* sb, double* exact_value) {
+  std::vector<Product> prods(k);
+  const uint64_t one = dp.scaled() ? unit_scale_bits(dp.scale_fmt) : 0;
+  for (int j = 0; j < k; ++j) {
+    prods[j] = multiply(decode(dp.a_fmt, a[j]), decode(dp.b_fmt, b[j]), MulCfg{});
+    if (dp.scaled()) {
+      const int q = j / dp.scale_block;
+      prods[j] = scale_term(prods[j], scale_product(dp.scale_fmt, sa ? sa[q] : one, sb ? sb[q] : one));
+    }
+  }
+  Exact ex;
+  const uint64_t ref = exact_sum_round(prods.data(), k, dp.out_fmt, RoundOpts{Rounding::RNE, true, dp.out_prec, false}, false, &ex);
+  if (exact_value) *exact_value = (ex.sign ? -1.0 : 1.0) * std::ldexp(static_cast<double>(ex.mag), ex.lsb_exp);
+  return ref;
+}
+
 ErrorStats measure_error(const Datapath& dp, int k, const ExploreSpec& spec,
                          const std::function<void(uint64_t)>& progress) {
   if (k < 1) throw std::invalid_argument("explore: k must be positive");
@@ -202,6 +222,10 @@ ErrorStats measure_error(const Datapath& dp, int k, const ExploreSpec& spec,
   dist::share(chunks, ch_lo, ch_hi);
   next = ch_lo;
   const int ns = std::max(1, scales_per_sample(dp, k));
+  // the worst samples: a bounded min-heap per thread, merged in one order (error, then index)
+  using Bad = std::pair<double, uint64_t>;
+  auto worse = [](const Bad& x, const Bad& y) { return x.first != y.first ? x.first > y.first : x.second < y.second; };
+  std::vector<std::vector<Bad>> worst_of(nt);
   run_parallel(nt, [&](unsigned t) {
     std::vector<uint64_t> a(k), b(k), sa(ns), sb(ns);
     std::vector<Product> prods(k);
@@ -243,6 +267,18 @@ ErrorStats measure_error(const Datapath& dp, int k, const ExploreSpec& spec,
           P.max_bound = std::max(P.max_bound, std::fabs(e_nw) / k);
           P.nw += e_nw;
           P.nw2 += e_nw * e_nw;
+          if (spec.worst) {  // keep the spec.worst largest |e_nw| (heap top: the least bad kept)
+            std::vector<Bad>& h = worst_of[t];
+            const Bad b{std::fabs(e_nw), i};
+            if (h.size() < spec.worst || worse(b, h.front())) {
+              h.push_back(b);
+              std::push_heap(h.begin(), h.end(), worse);
+              if (h.size() > spec.worst) {
+                std::pop_heap(h.begin(), h.end(), worse);
+                h.pop_back();
+              }
+            }
+          }
           P.nw4 += e_nw * e_nw * e_nw * e_nw;
           ++P.nw_n;
         }
@@ -322,6 +358,25 @@ ErrorStats measure_error(const Datapath& dp, int k, const ExploreSpec& spec,
     s.max_abs_ulp = std::max(s.max_abs_ulp, P.max_abs_ulp);
     s.max_bound = std::max(s.max_bound, P.max_bound);
     for (int i = 0; i < kUlpBins; ++i) s.ulp_hist[i] += P.hist[i];
+  }
+  if (spec.worst) {
+    std::string mine;
+    for (const auto& h : worst_of)
+      for (const Bad& b : h) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.17g %llu\n", b.first, static_cast<unsigned long long>(b.second));
+        mine += buf;
+      }
+    std::vector<Bad> all;
+    for (const std::string& part : dist::size() > 1 ? dist::allgather(mine) : std::vector<std::string>{mine}) {
+      std::istringstream in(part);
+      Bad b;
+      while (in >> b.first >> b.second) all.push_back(b);
+    }
+    // the values travel as text: re-read the local ones the same way, so every rank sorts equal keys
+    std::sort(all.begin(), all.end(), worse);
+    if (all.size() > spec.worst) all.resize(spec.worst);
+    s.worst = all;
   }
   // standard errors: of a mean from the second moment, of an RMS from the fourth (delta method)
   auto se_mean = [](double s1, double s2, uint64_t n) {
