@@ -17,6 +17,7 @@
 #include <pybind11/stl.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <thread>
@@ -28,6 +29,8 @@
 #include "matcore/presets.hpp"
 #include "matcore/threads.hpp"
 #include "matcore/fast.hpp"
+#include "matcore/rtl.hpp"
+#include "matcore/explore.hpp"
 #include "matcore/validate.hpp"
 
 namespace py = pybind11;
@@ -143,7 +146,7 @@ U64 scales_arg(const Datapath& dp, const py::handle& h, const char* what, size_t
 /// a, b: (N, K) bit patterns; c: (N,) or None (zeros); sa, sb: block scales or None. Returns
 /// (N,) out_fmt bit patterns.
 U64 py_dot(const Datapath& dp, const py::handle& ah, const py::handle& bh, const py::handle& ch, unsigned threads,
-           const py::handle& sah, const py::handle& sbh) {
+           const py::handle& sah, const py::handle& sbh, bool exact = false) {
   const U64 a = bits_arg(ah, "a"), b = bits_arg(bh, "b");
   if (a.ndim() != 2 || b.ndim() != 2) throw py::value_error("a and b must be 2-D (samples, K)");
   if (a.shape(0) != b.shape(0) || a.shape(1) != b.shape(1))
@@ -167,6 +170,15 @@ U64 py_dot(const Datapath& dp, const py::handle& ah, const py::handle& bh, const
   const uint64_t *ap = a.data(), *bp = b.data();
   uint64_t* dp_out = d.mutable_data();
   const U64 sa = scales_arg(dp, sah, "sa", N, K), sb = scales_arg(dp, sbh, "sb", N, K);
+  if (exact) {  // the exact a.b + c rounded once (explore.hpp, exact_result)
+    const int per = scales_per_sample(dp, K);
+    const uint64_t *sap = sa.size() ? sa.data() : nullptr, *sbp = sb.size() ? sb.data() : nullptr;
+    parallel_for(N, threads, [&](size_t i) {
+      dp_out[i] = exact_result(dp, ap + i * K, bp + i * K, K, cp ? cp[i] : 0, sap ? sap + i * per : nullptr,
+                               sbp ? sbp + i * per : nullptr);
+    });
+    return d;
+  }
   if (dp.scaled()) {  // the reference stages (no fast kernel takes scales yet)
     const int per = scales_per_sample(dp, K);
     const uint64_t *sap = sa.size() ? sa.data() : nullptr, *sbp = sb.size() ? sb.data() : nullptr;
@@ -283,11 +295,106 @@ PYBIND11_MODULE(matcore, m) {
     return v;
   });
 
-  m.def("dot", &py_dot, py::arg("dp"), py::arg("a"), py::arg("b"), py::arg("c") = py::none(), py::arg("threads") = 0,
+  m.def("dot",
+        [](const Datapath& dp, const py::handle& a, const py::handle& b, const py::handle& c, unsigned threads,
+           const py::handle& sa, const py::handle& sb) { return py_dot(dp, a, b, c, threads, sa, sb); },
+        py::arg("dp"), py::arg("a"), py::arg("b"), py::arg("c") = py::none(), py::arg("threads") = 0,
         py::arg("sa") = py::none(), py::arg("sb") = py::none(),
         "d = a.b + c for every sample: a, b (N, K) uint64 bit patterns of a_fmt / b_fmt, c (N,) of out_fmt "
         "(None: +0); k chained in groups of n_fma as the hardware does; sa, sb: the block scales of a "
         "block-scaled type, (N, ceil(K / scale_block)) patterns of scale_fmt (None: 1). Returns (N,) out_fmt bit patterns.");
+
+  m.def(
+      "exact",
+      [](const Datapath& dp, const py::handle& a, const py::handle& b, const py::handle& c, unsigned threads,
+         const py::handle& sa, const py::handle& sb) { return py_dot(dp, a, b, c, threads, sa, sb, true); },
+      py::arg("dp"), py::arg("a"), py::arg("b"), py::arg("c") = py::none(), py::arg("threads") = 0,
+      py::arg("sa") = py::none(), py::arg("sb") = py::none(),
+      "the exact a.b + c of every sample rounded once (RNE) to out_fmt: what an ideal unit of dp's formats gives "
+      "(the reference of explore; arguments as for dot). Returns (N,) out_fmt bit patterns.");
+
+  m.def(
+      "explore",
+      [](const Datapath& dp, int k, uint64_t n, const std::string& dist, uint64_t seed, unsigned threads,
+         bool monotonic) {
+        ExploreSpec spec;
+        if (!parse_workload(dist, spec.workload))
+          throw py::value_error("dist must be one of uniform01, uniform11, normal, loguniform, cancel");
+        if (k < 1 || n < 1) throw py::value_error("k and n must be positive");
+        spec.n = n;
+        spec.seed = seed;
+        spec.threads = threads;
+        spec.monotonic = monotonic;
+        ErrorStats e;
+        {
+          py::gil_scoped_release release;
+          e = measure_error(dp, k, spec);
+        }
+        const int prec = dp.out_prec >= 0 ? dp.out_prec : dp.out_fmt.mbits;
+        py::dict r;
+        r["n"] = e.n;
+        r["finite"] = e.finite;
+        r["rms_rel"] = e.rms_rel;
+        r["max_rel"] = e.max_rel;
+        r["mean_rel"] = e.mean_rel;
+        r["mean_ulp"] = e.mean_ulp;
+        r["max_abs_ulp"] = e.max_abs_ulp;
+        r["correct_frac"] = e.finite ? static_cast<double>(e.correct) / e.finite : 0.0;
+        r["mono_frac"] = e.mono_checked ? static_cast<double>(e.mono_ok) / e.mono_checked : 1.0;
+        r["max_bound_ratio"] = e.max_bound;
+        r["k_u"] = k * std::ldexp(1.0, -(prec + 1));
+        r["rms_nw_u"] = e.rms_nw;
+        r["mean_nw_u"] = e.mean_nw;
+        r["se_rms_nw_u"] = e.se_rms_nw;
+        r["se_mean_nw_u"] = e.se_mean_nw;
+        r["se_correct_frac"] = e.se_correct;
+        r["ulp_q05"] = e.ulp_quantile(0.05);
+        r["ulp_q50"] = e.ulp_quantile(0.5);
+        r["ulp_q95"] = e.ulp_quantile(0.95);
+        r["ulp_hist"] = std::vector<uint64_t>(e.ulp_hist.begin(), e.ulp_hist.end());
+        return r;
+      },
+      py::arg("dp"), py::arg("k"), py::arg("n") = 10000, py::arg("dist") = "normal", py::arg("seed") = 1,
+      py::arg("threads") = 0, py::arg("monotonic") = true,
+      "accuracy of dp at dot length k on a workload against the exact sum rounded once, as one row of "
+      "matcore explore (docs/explore.md): a dict of the CSV's figures (rms_nw_u, se_rms_nw_u, correct_frac, ...)");
+
+  m.def(
+      "cost",
+      [](const Datapath& dp) {
+        RtlCost c;
+        try {
+          py::gil_scoped_release release;
+          c = rtl_cost(dp);
+        } catch (const std::invalid_argument& e) {
+          throw py::value_error(e.what());
+        }
+        py::dict r;
+        r["nand2"] = c.nand2;
+        r["nand2_per_product"] = c.nand2 / dp.n_fma;
+        r["cells"] = c.cells;
+        r["flops"] = c.flops;
+        r["latency"] = c.latency;
+        r["depth"] = c.depth;
+        r["widest_adder"] = c.widest_adder;
+        r["cached"] = c.cached;
+        py::list stages;
+        for (const StageCost& s : c.stages) {
+          py::dict d;
+          d["stage"] = s.stage;
+          d["modules"] = s.modules;
+          d["cells"] = s.cells;
+          d["nand2"] = s.nand2;
+          d["adder_bits"] = s.adder_bits;
+          d["depth"] = s.depth;
+          stages.append(d);
+        }
+        r["stages"] = stages;
+        return r;
+      },
+      py::arg("dp"),
+      "hardware cost of dp's RTL top (matcore cost: yosys generic gates, cached per design): NAND2-equivalents, "
+      "cells, flip-flops, latency, gate levels, and the same per stage. Needs yosys.");
 
   m.def(
       "gemm",

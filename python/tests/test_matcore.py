@@ -249,3 +249,56 @@ def test_bad_arrays_raise_clear_errors():
         matcore.encode(np.zeros(2), "binary16", "up")
     with pytest.raises(ValueError):
         matcore.load("/nonexistent.toml")
+
+
+def test_exact_is_the_correctly_rounded_sum():
+    """exact(dp, a, b, c): the exact a.b + c rounded once to binary32, checked against Python's
+    Fraction arithmetic and a nearest-float search of its own (ties to even)."""
+    from fractions import Fraction
+    rng = np.random.default_rng(9)
+    dp = matcore.preset("mi300x", "fp16")
+    a = matcore.encode(rng.standard_normal((200, 16)) * 2.0 ** rng.integers(-12, 12, (200, 16)), "binary16")
+    b = matcore.encode(rng.standard_normal((200, 16)), "binary16")
+    c = matcore.encode(rng.standard_normal(200), "binary32")
+    got = matcore.exact(dp, a, b, c)
+    A, B, C = matcore.decode(a, "binary16"), matcore.decode(b, "binary16"), matcore.decode(c, "binary32")
+
+    def nearest32(x):
+        f = np.float32(float(x))
+        cands = [np.nextafter(f, np.float32(-np.inf)), f, np.nextafter(f, np.float32(np.inf))]
+        best = min(cands, key=lambda y: (abs(Fraction(float(y)) - x), int(np.array(y).view(np.uint32)) & 1))
+        return int(np.array(best, dtype=np.float32).view(np.uint32))
+
+    for i in range(200):
+        s = sum(Fraction(float(A[i, j])) * Fraction(float(B[i, j])) for j in range(16)) + Fraction(float(C[i]))
+        assert int(got[i]) == nearest32(s), i
+    # the preset differs from it on some samples (truncating alignment), never by much
+    d = matcore.dot(dp, a, b, c)
+    assert 0 < np.count_nonzero(d != got) < 200
+
+
+def test_explore_is_a_row_of_the_cli():
+    dp = matcore.preset("h100", "fp16")
+    r = matcore.explore(dp, 64, n=1500, dist="cancel", seed=3)
+    with tempfile.TemporaryDirectory() as d:
+        cli("explore", "--dp", "h100/fp16", "--k", "64", "--n", "1500", "--dist", "cancel", "--seed", "3", "--csv", d + "/e.csv")
+        import csv
+        with open(d + "/e.csv", newline="") as f:
+            row = next(csv.DictReader(f))
+    for key in ("rms_nw_u", "mean_nw_u", "correct_frac", "se_rms_nw_u"):
+        assert abs(r[key] - float(row[key])) <= 1e-6 * max(1.0, abs(r[key])), key
+    assert r["ulp_q50"] == int(row["ulp_q50"])
+    with pytest.raises(ValueError, match="dist must be"):
+        matcore.explore(dp, 16, dist="gaussian")
+
+
+def test_cost_is_the_cli_cost():
+    import shutil
+    if shutil.which("yosys") is None:
+        pytest.skip("yosys not installed (scripts/install-deps.sh)")
+    r = matcore.cost(matcore.preset("v100", "fp16"))
+    out = cli("cost", "--arch", "v100", "--type", "fp16")
+    total = [line.split() for line in out.splitlines() if line.startswith("total")][0]
+    assert int(total[1]) == r["cells"] and round(r["nand2"]) == int(total[2])
+    assert r["depth"] == max(s["depth"] for s in r["stages"]) > 0
+    assert r["nand2_per_product"] == pytest.approx(r["nand2"] / 4)

@@ -99,6 +99,10 @@ struct ExploreSpec {
 /// out_prec bits where dp keeps fewer. *exact_value: the exact sum as a host double, if given.
 uint64_t explore_reference(const Datapath& dp, const uint64_t* a, const uint64_t* b, int k, const uint64_t* sa,
                            const uint64_t* sb, double* exact_value = nullptr);
+/// The exact a.b + c (c in out_fmt; block scales as for explore_reference) rounded once (RNE) to
+/// out_fmt, or to out_prec bits where dp keeps fewer: what an ideal unit of dp's formats gives.
+uint64_t exact_result(const Datapath& dp, const uint64_t* a, const uint64_t* b, int k, uint64_t c, const uint64_t* sa,
+                      const uint64_t* sb);
 
 /// Measures dp at dot length k. `progress(done)` is called now and then from the calling thread
 /// with the samples done so far (may be empty). Deterministic for a seed whatever the threads.

@@ -184,9 +184,11 @@ void workload_inputs(Workload w, const Format& fa, const Format& fb, int k, uint
   }
 }
 
-uint64_t explore_reference(const Datapath& dp, const uint64_t* a, const uint64_t* b, int k, const uint64_t* sa,
-                           const uint64_t* sb, double* exact_value) {
-  std::vector<Product> prods(k);
+namespace {
+/// The exact products of a sample (scaled by their blocks' scales where dp has them).
+std::vector<Product> exact_products(const Datapath& dp, const uint64_t* a, const uint64_t* b, int k, const uint64_t* sa,
+                                   const uint64_t* sb, int extra) {
+  std::vector<Product> prods(k + extra);
   const uint64_t one = dp.scaled() ? unit_scale_bits(dp.scale_fmt) : 0;
   for (int j = 0; j < k; ++j) {
     prods[j] = multiply(decode(dp.a_fmt, a[j]), decode(dp.b_fmt, b[j]), MulCfg{});
@@ -195,6 +197,24 @@ uint64_t explore_reference(const Datapath& dp, const uint64_t* a, const uint64_t
       prods[j] = scale_term(prods[j], scale_product(dp.scale_fmt, sa ? sa[q] : one, sb ? sb[q] : one));
     }
   }
+  return prods;
+}
+}  // namespace
+
+uint64_t exact_result(const Datapath& dp, const uint64_t* a, const uint64_t* b, int k, uint64_t c, const uint64_t* sa,
+                      const uint64_t* sb) {
+  std::vector<Product> terms = exact_products(dp, a, b, k, sa, sb, 1);
+  terms[k] = addend(decode(dp.out_fmt, c));
+  const SpecialKind sk = resolve_specials(terms.data(), k + 1);  // NaN, Inf - Inf, Inf: dp's patterns
+  if (sk != SpecialKind::None) return special_bits(dp, sk);
+  bool neg_zero = true;  // an exact zero is -0 only when every term is -0 (IEEE, round to nearest)
+  for (const Product& t : terms) neg_zero = neg_zero && t.cls == Class::Zero && t.sign;
+  return exact_sum_round(terms.data(), k + 1, dp.out_fmt, RoundOpts{Rounding::RNE, true, dp.out_prec, false}, neg_zero);
+}
+
+uint64_t explore_reference(const Datapath& dp, const uint64_t* a, const uint64_t* b, int k, const uint64_t* sa,
+                           const uint64_t* sb, double* exact_value) {
+  const std::vector<Product> prods = exact_products(dp, a, b, k, sa, sb, 0);
   Exact ex;
   const uint64_t ref = exact_sum_round(prods.data(), k, dp.out_fmt, RoundOpts{Rounding::RNE, true, dp.out_prec, false}, false, &ex);
   if (exact_value) *exact_value = (ex.sign ? -1.0 : 1.0) * std::ldexp(static_cast<double>(ex.mag), ex.lsb_exp);
