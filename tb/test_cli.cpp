@@ -322,6 +322,17 @@ TEST(Cli, ExploreWorstSamplesReplay) {
   EXPECT_EQ(r.status, 2) << r.out;
 }
 
+// --file takes a hardware set's folder as it is (a_A100_fp16.txt, ..., d_A100_fp16.txt and
+// d_A100_fp32.txt: the d of the datapath's output type)
+TEST(Cli, FileTakesTheHardwareSetsNames) {
+  CliRun r = run("explain --arch a100 --type fp16 --no-trace --file " + hw("A100/fp16") + " --samples 0,5");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("over 2 samples (the preset reproduces 2)"), std::string::npos) << r.out;
+  r = run("explain --arch a100 --type fp16 --out fp16 --no-trace --file " + hw("A100/fp16") + " --samples 3");
+  EXPECT_NE(r.out.find("(the preset already agrees)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("observed 0x3ec4e000"), std::string::npos) << r.out;  // d_A100_fp16.txt, widened
+}
+
 TEST(Cli, CheckTableRunsThePaperVectors) {
   CliRun r = run("check-table " + std::string(MATCORE_SOURCE_DIR) + "/tb/vectors/paper_cdna2.pvt");
   EXPECT_EQ(r.status, 0) << r.out;

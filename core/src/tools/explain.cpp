@@ -2,6 +2,7 @@
 #include "matcore/output.hpp"
 #include "matcore/explain.hpp"
 
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -191,11 +192,44 @@ std::vector<ExplainSample> parse_mismatch_list(const Datapath& dp, std::istream&
   return out;
 }
 
+namespace {
+/// The file of one role (a, b, c, d) in a sample folder: ROLE.txt (matcore's names), else the
+/// hardware sets' ROLE_<gpu>_<type>.txt (../shared/hwdata: a_A100_fp16.txt, d_A100_fp32.txt):
+/// the only one, or for d the one of dp's output type (fp16, fp32, fp64). Missing: ROLE.txt
+/// (the reader names it).
+std::string dir_file(const std::string& dir, const std::string& role, const Datapath& dp) {
+  const std::string plain = dir + "/" + role + ".txt";
+  if (::access(plain.c_str(), F_OK) == 0) return plain;
+  std::vector<std::string> found;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (const dirent* e = ::readdir(d)) {
+      const std::string n = e->d_name;
+      if (n.size() > role.size() + 5 && n.compare(0, role.size() + 1, role + "_") == 0 && n.compare(n.size() - 4, 4, ".txt") == 0)
+        found.push_back(n);
+    }
+    ::closedir(d);
+  }
+  std::sort(found.begin(), found.end());
+  if (found.size() == 1) return dir + "/" + found[0];
+  if (found.empty()) return plain;
+  const std::string out = dp.out_fmt == kBinary16 ? "fp16" : dp.out_fmt == kBinary64 ? "fp64" : "fp32";
+  std::vector<std::string> mine;
+  for (const std::string& n : found)
+    if (n.size() > out.size() + 5 && n.compare(n.size() - out.size() - 5, out.size() + 5, "_" + out + ".txt") == 0) mine.push_back(n);
+  if (mine.size() == 1) return dir + "/" + mine[0];
+  std::string list;
+  for (const std::string& n : found) list += (list.empty() ? "" : ", ") + n;
+  throw InputError(dir + ": several " + role + " files (" + list + ") and none only for the " + out + " output: name "
+                   "the sample files a.txt, b.txt, c.txt, d.txt");
+}
+}  // namespace
+
 std::vector<ExplainSample> load_dir_samples(const Datapath& dp, const std::string& dir,
                                             const std::vector<uint64_t>& idx, bool need_d,
                                             std::vector<std::string>* notes) {
   const int w = stored_width(dp.a_fmt);
-  const std::string pa = dir + "/a.txt", pb = dir + "/b.txt", pc = dir + "/c.txt", pd = dir + "/d.txt";
+  const std::string pa = dir_file(dir, "a", dp), pb = dir_file(dir, "b", dp), pc = dir_file(dir, "c", dp),
+                    pd = dir_file(dir, "d", dp);
   check_header(pa, "a", dp.a_fmt);
   check_header(pb, "b", dp.b_fmt);
   const AbFile A = read_ab_file(pa, 0, dp.a_fmt);
