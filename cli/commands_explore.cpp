@@ -131,7 +131,8 @@ struct ExploreCmd {
     const std::string dir = worst[1] + "/" + row;
     const int ns = scales_per_sample(c.dp, k);
     const bool native_a = native_digits(c.dp.a_fmt) > 0, native_b = native_digits(c.dp.b_fmt) > 0;
-    AbFile A{k, 32, native_a ? native_digits(c.dp.a_fmt) * 4 : 0, {}, {}}, B{k, 32, native_b ? native_digits(c.dp.b_fmt) * 4 : 0, {}, {}};
+    AbFile A{k, stored_width(c.dp.a_fmt), native_a ? native_digits(c.dp.a_fmt) * 4 : 0, {}, {}},
+        B{k, stored_width(c.dp.b_fmt), native_b ? native_digits(c.dp.b_fmt) * 4 : 0, {}, {}};
     std::vector<uint64_t> sa_all, sb_all, cz, ref;
     std::string list = "# matcore explore --worst: the samples of largest normwise error, largest first\n"
                        "# sample (index in the workload)  normwise error (u sum|a b|)  design d  reference d\n";
@@ -140,7 +141,9 @@ struct ExploreCmd {
       std::vector<uint64_t> a(k), b(k), sa(std::max(ns, 1)), sb(std::max(ns, 1));
       if (c.dp.scaled()) workload_scaled_inputs(w, c.dp, k, seed, bad.second, a.data(), b.data(), sa.data(), sb.data());
       else workload_inputs(w, c.dp.a_fmt, c.dp.b_fmt, k, seed, bad.second, a.data(), b.data());
-      const auto widen = [](const Format& f, bool native, uint64_t v) { return native ? v : convert(f, v, kBinary32, Rounding::RNE); };
+      const auto widen = [](const Format& f, bool native, uint64_t v) {  // binary32, or binary64 itself
+        return native || f == kBinary64 ? v : convert(f, v, kBinary32, Rounding::RNE);
+      };
       for (int j = 0; j < k; ++j) A.v.push_back(widen(c.dp.a_fmt, native_a, a[j])), B.v.push_back(widen(c.dp.b_fmt, native_b, b[j]));
       for (int j = 0; j < ns; ++j) sa_all.push_back(sa[j]), sb_all.push_back(sb[j]);
       const uint64_t zero = zero_bits(c.dp.out_fmt, false);

@@ -254,11 +254,12 @@ TEST(RobustOutputs, RtlAndCostSizesAreCheckedBeforeAnyWork) {
 TEST(RobustOutputs, ExternalToolsStopAtTheirTimeLimitAndLeaveNothing) {
   const std::string t = dir() + "/tmpdir";
   ::mkdir(t.c_str(), 0777);
-  CliRun r = run("cost " + kArch, "TMPDIR=" + t + " MATCORE_TOOL_TIMEOUT=1 ");
+  // an empty RTL cache: the cost's synthesis runs (a cached one would not), in a temporary below it
+  CliRun r = run("cost " + kArch, "TMPDIR=" + t + " MATCORE_RTL_CACHE=" + t + " MATCORE_TOOL_TIMEOUT=1 ");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_HAS(r.out, "stopped after its time limit of 1 s");
   EXPECT_TRUE(leftovers(t).empty());
-  r = run("cost " + kArch, "MATCORE_TOOL_TIMEOUT=abc ");
+  r = run("cost " + kArch, "MATCORE_RTL_CACHE=" + t + " MATCORE_TOOL_TIMEOUT=abc ");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_HAS(r.out, "MATCORE_TOOL_TIMEOUT");
 }

@@ -185,10 +185,10 @@ void workload_inputs(Workload w, const Format& fa, const Format& fb, int k, uint
 }
 
 namespace {
-/// The exact products of a sample (scaled by their blocks' scales where dp has them).
-std::vector<Product> exact_products(const Datapath& dp, const uint64_t* a, const uint64_t* b, int k, const uint64_t* sa,
-                                   const uint64_t* sb, int extra) {
-  std::vector<Product> prods(k + extra);
+/// The exact products of a sample into prods[0..k) (scaled by their blocks' scales where dp has
+/// them; sa, sb null: unit scales): the reference's terms, for explore and exact_result.
+void exact_products(const Datapath& dp, const uint64_t* a, const uint64_t* b, int k, const uint64_t* sa,
+                    const uint64_t* sb, Product* prods) {
   const uint64_t one = dp.scaled() ? unit_scale_bits(dp.scale_fmt) : 0;
   for (int j = 0; j < k; ++j) {
     prods[j] = multiply(decode(dp.a_fmt, a[j]), decode(dp.b_fmt, b[j]), MulCfg{});
@@ -197,13 +197,13 @@ std::vector<Product> exact_products(const Datapath& dp, const uint64_t* a, const
       prods[j] = scale_term(prods[j], scale_product(dp.scale_fmt, sa ? sa[q] : one, sb ? sb[q] : one));
     }
   }
-  return prods;
 }
 }  // namespace
 
 uint64_t exact_result(const Datapath& dp, const uint64_t* a, const uint64_t* b, int k, uint64_t c, const uint64_t* sa,
                       const uint64_t* sb) {
-  std::vector<Product> terms = exact_products(dp, a, b, k, sa, sb, 1);
+  std::vector<Product> terms(k + 1);
+  exact_products(dp, a, b, k, sa, sb, terms.data());
   terms[k] = addend(decode(dp.out_fmt, c));
   const SpecialKind sk = resolve_specials(terms.data(), k + 1);  // NaN, Inf - Inf, Inf: dp's patterns
   if (sk != SpecialKind::None) return special_bits(dp, sk);
@@ -214,7 +214,8 @@ uint64_t exact_result(const Datapath& dp, const uint64_t* a, const uint64_t* b, 
 
 uint64_t explore_reference(const Datapath& dp, const uint64_t* a, const uint64_t* b, int k, const uint64_t* sa,
                            const uint64_t* sb, double* exact_value) {
-  const std::vector<Product> prods = exact_products(dp, a, b, k, sa, sb, 0);
+  std::vector<Product> prods(k);
+  exact_products(dp, a, b, k, sa, sb, prods.data());
   Exact ex;
   const uint64_t ref = exact_sum_round(prods.data(), k, dp.out_fmt, RoundOpts{Rounding::RNE, true, dp.out_prec, false}, false, &ex);
   if (exact_value) *exact_value = (ex.sign ? -1.0 : 1.0) * std::ldexp(static_cast<double>(ex.mag), ex.lsb_exp);
@@ -266,10 +267,8 @@ ErrorStats measure_error(const Datapath& dp, int k, const ExploreSpec& spec,
         const uint64_t d = run_dp();
         bool finite = true;
         double abs_sum = 0;
+        exact_products(dp, a.data(), b.data(), k, sa.data(), sb.data(), prods.data());
         for (int j = 0; j < k; ++j) {
-          prods[j] = multiply(decode(dp.a_fmt, a[j]), decode(dp.b_fmt, b[j]), MulCfg{});
-          if (dp.scaled())
-            prods[j] = scale_term(prods[j], scale_product(dp.scale_fmt, sa[j / dp.scale_block], sb[j / dp.scale_block]));
           if (prods[j].cls == Class::NaN || prods[j].cls == Class::Inf) finite = false;
           else if (prods[j].cls == Class::Normal)
             abs_sum += std::ldexp(static_cast<double>(prods[j].sig), prods[j].exp - prods[j].frac);
