@@ -316,8 +316,9 @@ TEST(Cli, ExploreWorstSamplesReplay) {
   EXPECT_NE(r.out.find("samples=3 mismatches=3"), std::string::npos) << r.out;
   r = run("validate --arch mi300x --type fp16 --set frac_bits=60,c_frac=60,sum_frac=60,acc_frac=60" + files + " --show 0");
   EXPECT_NE(r.out.find("samples=3 mismatches=0"), std::string::npos) << r.out;  // a wide design gets them right
-  r = run("trace --arch mi300x --type fp16 --file " + row + " --samples 2 --no-text --no-fst --vcd " + dir + "/t.vcd");
+  r = run("trace --arch mi300x --type fp16 --file " + row + " --samples 2 --svg " + dir + "/w.svg");  // (no SystemC needed)
   EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("wrote " + dir + "/w.svg"), std::string::npos) << r.out;
   r = run("explore --dp mi300x/fp16 --k 16 --n 10 --worst 0 " + dir);
   EXPECT_EQ(r.status, 2) << r.out;
 }

@@ -139,7 +139,7 @@ TEST(Gemm, BlockScaledGemmAndMfma) {
     for (int s = 0; s < S; ++s) SB.at(j, s) = static_cast<uint64_t>(127 + v[j]);
   }
   for (int i = 0; i < M; ++i)
-    for (int j = 0; j < N; ++j) Cs.at(i, j) = C.at(i, j) + static_cast<uint64_t>(static_cast<int64_t>(u[i] + v[j]) << 23);
+    for (int j = 0; j < N; ++j) Cs.at(i, j) = C.at(i, j) + static_cast<uint64_t>(static_cast<int64_t>(u[i] + v[j]) * (int64_t{1} << 23));
   const Matrix D = gemm(mx, 32, A, B, Cs, 1, &SA, &SB);
   EXPECT_EQ(gemm(mx, 32, A, B, Cs, 3, &SA, &SB).v, D.v);  // thread count
   int checked = 0;
@@ -147,7 +147,7 @@ TEST(Gemm, BlockScaledGemmAndMfma) {
     for (int j = 0; j < N; ++j) {
       const uint64_t d0 = plain.at(i, j), e0 = (d0 >> 23) & 0xFF;
       if (e0 < 20 || e0 > 230) continue;  // zero, tiny or huge: outside the relation
-      EXPECT_EQ(D.at(i, j), d0 + static_cast<uint64_t>(static_cast<int64_t>(u[i] + v[j]) << 23)) << i << "," << j;
+      EXPECT_EQ(D.at(i, j), d0 + static_cast<uint64_t>(static_cast<int64_t>(u[i] + v[j]) * (int64_t{1} << 23))) << i << "," << j;
       ++checked;
     }
   EXPECT_GT(checked, 20);
