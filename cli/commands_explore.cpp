@@ -159,7 +159,7 @@ struct ExploreCmd {
     const std::string head = " k=" + std::to_string(k) + " workload=" + dist + " seed=" + std::to_string(seed) + " design=" + c.label +
                              (c.s1.empty() ? "" : " " + c.s1) + (c.s2.empty() ? "" : " " + c.s2) + "\n";
     OutputDir od(dir, "--worst");
-    const int ow = c.dp.out_fmt == kBinary64 ? 64 : 32;
+    const int ow = stored_width(c.dp.out_fmt);
     std::vector<std::unique_ptr<OutputFile>> files;
     auto add = [&](const std::string& name, const std::string& text) {
       files.push_back(std::make_unique<OutputFile>(dir + "/" + name));
@@ -260,9 +260,7 @@ struct ExploreCmd {
         if (n_worst && dist::rank() == 0) write_worst(c, k, e);
         before += n;
         if (tty) std::fprintf(stderr, "\r%50s\r", "");
-        const double ku = k * std::ldexp(1.0, -((c.dp.out_prec >= 0 ? c.dp.out_prec : c.dp.out_fmt.mbits) + 1));
-        const double cf_ = e.finite ? static_cast<double>(e.correct) / e.finite : 0;
-        const double mf = e.mono_checked ? static_cast<double>(e.mono_ok) / e.mono_checked : 1;
+        const double ku = e.k_u, cf_ = e.correct_frac(), mf = e.mono_frac();
         const std::string sw = c.s1 + (c.s2.empty() ? "" : " " + c.s2);
         std::printf("%-22s %-26s %6d %10.3e %10.3e %11.3e %9.3f %9.3f %9.3f %8.4f %8.4f %7.3f", c.label.c_str(), sw.c_str(), k,
                     e.rms_rel, e.max_rel, e.mean_rel, e.mean_ulp, e.rms_nw, e.mean_nw, cf_, mf, e.max_bound);

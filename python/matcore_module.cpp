@@ -330,7 +330,6 @@ PYBIND11_MODULE(matcore, m) {
           py::gil_scoped_release release;
           e = measure_error(dp, k, spec);
         }
-        const int prec = dp.out_prec >= 0 ? dp.out_prec : dp.out_fmt.mbits;
         py::dict r;
         r["n"] = e.n;
         r["finite"] = e.finite;
@@ -339,10 +338,10 @@ PYBIND11_MODULE(matcore, m) {
         r["mean_rel"] = e.mean_rel;
         r["mean_ulp"] = e.mean_ulp;
         r["max_abs_ulp"] = e.max_abs_ulp;
-        r["correct_frac"] = e.finite ? static_cast<double>(e.correct) / e.finite : 0.0;
-        r["mono_frac"] = e.mono_checked ? static_cast<double>(e.mono_ok) / e.mono_checked : 1.0;
+        r["correct_frac"] = e.correct_frac();
+        r["mono_frac"] = e.mono_frac();
         r["max_bound_ratio"] = e.max_bound;
-        r["k_u"] = k * std::ldexp(1.0, -(prec + 1));
+        r["k_u"] = e.k_u;
         r["rms_nw_u"] = e.rms_nw;
         r["mean_nw_u"] = e.mean_nw;
         r["se_rms_nw_u"] = e.se_rms_nw;

@@ -80,6 +80,10 @@ struct ErrorStats {
   /// The q-quantile of the ulp error (rounded to whole ulps and clamped to +-8, from ulp_hist):
   /// robust where a few cancelling samples dominate mean_ulp.
   int ulp_quantile(double q) const;
+  double k_u = 0;            ///< the classical bound k u (u of the output precision) of this k
+  /// the fraction correctly rounded (of the finite) and monotonic (of those checked; 1: none)
+  double correct_frac() const { return finite ? static_cast<double>(correct) / finite : 0.0; }
+  double mono_frac() const { return mono_checked ? static_cast<double>(mono_ok) / mono_checked : 1.0; }
   /// With ExploreSpec::worst = N: the N samples of largest |normwise error|, (error, sample
   /// index), largest first (ties: lower index first); the same for any thread or rank count.
   std::vector<std::pair<double, uint64_t>> worst;

@@ -424,9 +424,10 @@ ErrorStats measure_error(const Datapath& dp, int k, const ExploreSpec& spec,
     s.se_mean_ulp = se_mean(ulp, ulp2, s.nonzero);
   }
   if (s.finite) {
-    const double p = static_cast<double>(s.correct) / s.finite;
+    const double p = s.correct_frac();
     s.se_correct = std::sqrt(p * (1 - p) / s.finite);
   }
+  s.k_u = k * u;
   return s;
 }
 
