@@ -185,340 +185,404 @@ class Gen {
 
   std::string prev_name(size_t i) const { return stages_[i - 1].name; }
 
+  /// Where an emitter writes: stage i of the plan, S its name, P its predecessor's, body the
+  /// loads of its data registers (the always_ff after the control word's loads).
+  struct At {
+    size_t i;
+    const PlannedStage& st;
+    std::string S, P;
+    std::ostringstream body;
+  };
+  using Emit = void (Gen::*)(At&);
+  /// One entry of the RTL registry: the emitter of a stage kind (its Verilog module from
+  /// rtl_model/, its registers, their loads); own_regs: it writes its whole always_ff itself
+  /// (the stages before the specials detector); exact_view: its views show an exact sum's C++
+  /// record (exact_record); d32: it drives out_d32 (else out_d32 = out_d).
+  struct RtlStage {
+    StageKind kind;
+    Emit emit;
+    bool own_regs, exact_view = false, d32 = false;
+  };
+  static const RtlStage kRtlStages[kStageKinds];
+
   void stage(size_t i) {
     const PlannedStage& st = stages_[i];
-    const std::string S = st.name;
-    const Dims& d = d_;
-    o_ << "\n  // ---- stage " << i << ": " << S << " (" << to_string(st.kind) << ")\n";
-    ctl_regs(S, i);
-    if (i == spec_) spec_stage_ = S;
-    switch (st.kind) {
-      case StageKind::Issue:
-        reg("issue_lanes", d.N);
-        reg("issue_a", d.N * d.AW);
-        reg("issue_b", d.N * d.BW);
-        reg("issue_c", d.OW);
-        if (d.NS) reg("issue_sa", 8 * d.NS), reg("issue_sb", 8 * d.NS);
-        o_ << "  always_ff @(posedge clk) begin\n"
-           << "    issue_valid <= in_valid;\n    issue_tag <= in_tag;\n    issue_grp <= in_grp;\n"
-           << "    issue_last <= in_last;\n    issue_cf <= in_cf;\n"
-           << "    issue_lanes <= in_lanes;\n    issue_a <= in_a;\n    issue_b <= in_b;\n    issue_c <= in_c;\n"
-           << (d.NS ? "    issue_sa <= in_sa;\n    issue_sb <= in_sb;\n" : "") << "  end\n";
-        return;
-      case StageKind::Multiplier: {
-        use("mc_decode.sv");
-        use("mc_round.sv");
-        use("mc_multiplier.sv");
-        const std::string P = prev_name(i);
-        for (const char* w : {"p_cls", "p_sign", "p_inv", "p_ovf", "p_exp", "p_sig"}) {
-          const std::string n = std::string(w);
-          const int width = n == "p_cls" ? 2 * d.N : n == "p_exp" ? d.N * d.XW : n == "p_sig" ? d.N * d.SW : d.N;
-          wire("w_" + n, width);
-          reg(S + "_" + n, width);
-        }
-        wire("w_c_cls", 2);
-        wire("w_c_sign", 1);
-        wire("w_c_exp", d.XW, true);
-        wire("w_c_sig", d.SW);
-        const Format& a = dp_.a_fmt;
-        const Format& b = dp_.b_fmt;
-        const Format& c = dp_.out_fmt;
-        if (d.NS) reg(S + "_lanes", d.N), reg(S + "_sa", 8 * d.NS), reg(S + "_sb", 8 * d.NS);  // for the scaler
-        inst(S, "mc_multiplier");
-        adder(S, (dp_.a_fmt.mbits + 1) + (dp_.b_fmt.mbits + 1));  // the array multiplier's width
-        o_ << "  mc_multiplier #(.N(" << d.N << "), " << fmt_params("A", a) << ", .ENCA(" << enc_of(a.enc) << "), "
-           << fmt_params("B", b) << ", .ENCB(" << enc_of(b.enc) << "),\n      " << fmt_params("C", c)
-           << ", .SUB_IN(" << dp_.sub_in << "), .HAS_OE(" << (dp_.prod_overflow_exp != kNone) << "), .OE("
-           << (dp_.prod_overflow_exp != kNone ? dp_.prod_overflow_exp : 0) << "), .ROUND_OUT(" << dp_.prod_round_out
-           << "), .SUB_OUT(" << dp_.sub_out << "), .TF(" << d.TF << "), .SW(" << d.SW << "), .XW(" << d.XW
-           << ")) u_multiplier (\n      .a(" << P << "_a), .b(" << P << "_b), .lanes(" << P << "_lanes), .c(" << P
-           << "_c), .p_cls(w_p_cls), .p_sign(w_p_sign), .p_inv(w_p_inv), .p_ovf(w_p_ovf), .p_exp(w_p_exp),\n"
-           << "      .p_sig(w_p_sig), .c_cls(w_c_cls), .c_sign(w_c_sign), .c_exp(w_c_exp), .c_sig(w_c_sig));\n";
-        o_ << "  always_ff @(posedge clk) begin\n";
-        ctl_load(S, P, i);
-        for (const char* w : {"p_cls", "p_sign", "p_inv", "p_ovf", "p_exp", "p_sig"}) o_ << "    " << S << "_" << w << " <= w_" << w << ";\n";
-        for (const char* w : {"c_cls", "c_sign", "c_exp", "c_sig"}) o_ << "    " << S << "_" << w << " <= w_" << w << ";\n";
-        if (d.NS) o_ << "    " << S << "_lanes <= " << P << "_lanes;\n    " << S << "_sa <= " << P << "_sa;\n    " << S << "_sb <= " << P << "_sb;\n";
-        o_ << "  end\n";
-        return;
-      }
-      case StageKind::Scaler: scaler(S, prev_name(i), i); return;
-      default: break;
-    }
-    const std::string P = prev_name(i);
-    std::ostringstream body;  // loads of this stage's data registers
-    if (i == spec_) specials(S, P);
-    switch (st.kind) {
-      case StageKind::Aligner: {
-        use("mc_aligner.sv");
-        wire("w_al_v", (d.N + 1) * d.ALW);
-        wire("w_al_e", d.XW, true);
-        wire("w_al_none", 1);
-        wire("w_al_st", 1);
-        wire("w_al_e2", d.XW, true);
-        wire("w_al_none2", 1);
-        wire("w_al_st2", 1);
-        reg(S + "_v", (d.N + 1) * d.ALW);
-        reg(S + "_e_max", d.XW, true);
-        reg(S + "_e_none", 1);
-        reg(S + "_sticky", 1);
-        reg(S + "_e_even", d.XW, true);
-        reg(S + "_none_even", 1);
-        reg(S + "_sticky_even", 1);
-        inst(S, "mc_aligner");
-        o_ << "  mc_aligner #(.N(" << d.N << "), .TF(" << d.TF << "), .SW(" << d.SW << "), .XW(" << d.XW << "), .F("
-           << d.F << "), .HAS_LIM(" << (dp_.emin_lim != kNone) << "), .EMIN_LIM("
-           << (dp_.emin_lim != kNone ? dp_.emin_lim : 0) << "), .ALIGN_MODE(" << static_cast<int>(dp_.prod_align)
-           << "),\n      .EARLY_C(" << !dp_.late_c << "), .HAS_CZE(" << (dp_.c_zero_exp != kNone) << "), .CZE("
-           << (dp_.c_zero_exp != kNone ? dp_.c_zero_exp : 0) << "), .ODDEVEN(" << (dp_.late_c && dp_.interleave == 2)
-           << "), .AW(" << d.ALW << ")) u_aligner (\n      .p_cls(" << P << "_p_cls), .p_sign(" << P
-           << "_p_sign), .p_exp(" << P << "_p_exp), .p_sig(" << P << "_p_sig), .c_cls(" << P << "_c_cls), .c_sign("
-           << P << "_c_sign),\n      .c_exp(" << P << "_c_exp), .c_sig(" << P
-           << "_c_sig), .e_max(w_al_e), .e_none(w_al_none), .sticky(w_al_st), .e_max_even(w_al_e2),\n"
-           << "      .e_none_even(w_al_none2), .sticky_even(w_al_st2), .v(w_al_v));\n";
-        body << "    " << S << "_v <= w_al_v;\n    " << S << "_e_max <= w_al_e;\n    " << S << "_e_none <= w_al_none;\n    "
-             << S << "_sticky <= w_al_st;\n    " << S << "_e_even <= w_al_e2;\n    " << S << "_none_even <= w_al_none2;\n    "
-             << S << "_sticky_even <= w_al_st2;\n";
-        break;
-      }
-      case StageKind::Adder: {
-        use("mc_adder.sv");
-        wire("w_ad_s", d.SUMW, true);
-        wire("w_ad_s2", d.SUMW, true);
-        reg(S + "_s", d.SUMW, true);
-        reg(S + "_s_even", d.SUMW, true);
-        reg(S + "_e_max", d.XW, true);
-        reg(S + "_e_none", 1);
-        reg(S + "_e_even", d.XW, true);
-        reg(S + "_none_even", 1);
-        inst(S, "mc_adder");
-        adder(S, d.SUMW);
-        o_ << "  mc_adder #(.N(" << d.N << "), .AW(" << d.ALW << "), .SUMW(" << d.SUMW << "), .ODDEVEN("
-           << (dp_.late_c && dp_.interleave == 2) << ")) u_adder (.v(" << P << "_v), .s(w_ad_s), .s_even(w_ad_s2));\n";
-        body << "    " << S << "_s <= w_ad_s;\n    " << S << "_s_even <= w_ad_s2;\n";
-        for (const char* f : {"_e_max", "_e_none", "_e_even", "_none_even"}) body << "    " << S << f << " <= " << P << f << ";\n";
-        break;
-      }
-      case StageKind::OddEven: {
-        use("mc_oddeven.sv");
-        wire("w_oe_s", d.OEW, true);
-        wire("w_oe_e", d.XW, true);
-        wire("w_oe_none", 1);
-        reg(S + "_s", d.OEW, true);
-        reg(S + "_e", d.XW, true);
-        reg(S + "_none", 1);
-        inst(S, "mc_oddeven");
-        adder(S, d.OEW);
-        o_ << "  mc_oddeven #(.XW(" << d.XW << "), .F(" << d.F << "), .PF(" << d.PF << "), .SUMW(" << d.SUMW << "), .OW("
-           << d.OEW << ")) u_oddeven (\n      .s_odd(" << P << "_s), .e_odd(" << P << "_e_max), .none_odd(" << P
-           << "_e_none), .s_even(" << P << "_s_even), .e_even(" << P << "_e_even),\n      .none_even(" << P
-           << "_none_even), .s_sum(w_oe_s), .e(w_oe_e), .e_none(w_oe_none));\n";
-        body << "    " << S << "_s <= w_oe_s;\n    " << S << "_e <= w_oe_e;\n    " << S << "_none <= w_oe_none;\n";
-        break;
-      }
-      case StageKind::CAdd: {
-        use("mc_cadd.sv");
-        const bool oe = stages_[i - 1].kind == StageKind::OddEven;
-        const std::string se = oe ? P + "_e" : P + "_e_max", sn = oe ? P + "_none" : P + "_e_none";
-        wire("w_ca_s", d.ACCW, true);
-        wire("w_ca_exp", d.XW, true);
-        wire("w_ca_ec", d.XW, true);
-        for (const char* w : {"w_ca_ecn", "w_ca_br", "w_ca_dr", "w_ca_st"}) wire(w, 1);
-        reg(S + "_s_acc", d.ACCW, true);
-        reg(S + "_exp", d.XW, true);
-        reg(S + "_e_c", d.XW, true);
-        for (const char* w : {"_e_c_none", "_branch", "_c_dropped", "_sticky"}) reg(S + w, 1);
-        inst(S, "mc_cadd");
-        adder(S, d.ACCW);
-        o_ << "  mc_cadd #(.TF(" << d.TF << "), .SW(" << d.SW << "), .XW(" << d.XW << "), .MWC(" << dp_.out_fmt.mbits
-           << "), .FS(" << d.FS << "), .SUMW(" << d.SUMW_IN << "), .CF(" << dp_.c_frac << "), .SF(" << dp_.sum_frac
-           << "),\n      .HAS_GAP(" << (dp_.c_drop_gap != kNone) << "), .GAP("
-           << (dp_.c_drop_gap != kNone ? dp_.c_drop_gap : 0) << "), .HAS_CZE(" << (dp_.c_zero_exp != kNone)
-           << "), .CZE(" << (dp_.c_zero_exp != kNone ? dp_.c_zero_exp : 0) << "), .ACCF(" << d.ACCF << "), .ACCW("
-           << d.ACCW << ")) u_cadd (\n      .s_sum(" << P << "_s), .e_max(" << se << "), .e_none(" << sn
-           << "), .c_cls(" << P << "_c_cls), .c_sign(" << P << "_c_sign), .c_exp(" << P << "_c_exp),\n"
-           << "      .c_sig(" << P << "_c_sig), .s_acc(w_ca_s), .exp(w_ca_exp), .e_c(w_ca_ec), .e_c_none(w_ca_ecn),"
-           << " .branch(w_ca_br), .c_dropped(w_ca_dr),\n      .sticky(w_ca_st));\n";
-        body << "    " << S << "_s_acc <= w_ca_s;\n    " << S << "_exp <= w_ca_exp;\n    " << S << "_e_c <= w_ca_ec;\n    "
-             << S << "_e_c_none <= w_ca_ecn;\n    " << S << "_branch <= w_ca_br;\n    " << S << "_c_dropped <= w_ca_dr;\n    "
-             << S << "_sticky <= w_ca_st;\n";
-        break;
-      }
-      case StageKind::Normaliser: {
-        use("mc_normaliser.sv");
-        wire("w_no_s", d.ACCW, true);
-        wire("w_no_exp", d.XW, true);
-        wire("w_no_act", 1);
-        wire("w_no_st", 1);
-        reg(S + "_s_acc", d.ACCW, true);
-        reg(S + "_exp", d.XW, true);
-        reg(S + "_active", 1);
-        reg(S + "_sticky", 1);
-        reg(S + "_branch", 1);  // for the views alone (the fraction bits of the C++ record)
-        inst(S, "mc_normaliser");
-        o_ << "  mc_normaliser #(.XW(" << d.XW << "), .ACCF(" << d.ACCF << "), .ACCW(" << d.ACCW << "), .AF("
-           << dp_.acc_frac << "), .EMIN(" << dp_.out_fmt.emin() << "), .NORM_RD(" << dp_.late_norm_rd
-           << ")) u_normaliser (\n      .s_in(" << P << "_s_acc), .e_in(" << P << "_exp), .branch(" << P
-           << "_branch), .e_c_none(" << P << "_e_c_none), .sticky_in(" << P << "_sticky),\n"
-           << "      .s_acc(w_no_s), .exp(w_no_exp), .active(w_no_act), .sticky(w_no_st));\n";
-        body << "    " << S << "_s_acc <= w_no_s;\n    " << S << "_exp <= w_no_exp;\n    " << S << "_active <= w_no_act;\n    "
-             << S << "_sticky <= w_no_st;\n    " << S << "_branch <= " << P << "_branch;\n";
-        break;
-      }
-      case StageKind::Exact: {
-        use("mc_exact_adder.sv");
-        wire("w_x_sign", 1);
-        wire("w_x_mag", d.X_ACCW);
-        wire("w_x_zero", 1);
-        reg(S + "_x_sign", 1);
-        reg(S + "_x_mag", d.X_ACCW);
-        reg(S + "_x_zero", 1);
-        inst(S, "mc_exact_adder");
-        adder(S, d.X_ACCW + 1);
-        o_ << "  mc_exact_adder #(.M(" << d.N + 1 << "), .TF(" << d.TF << "), .SW(" << d.SW << "), .XW(" << d.XW
-           << "), .LSB_MIN(" << d.X_LSB << "), .ACCW(" << d.X_ACCW << ")) u_exact (\n      .t_cls({" << P << "_c_cls, "
-           << P << "_p_cls}), .t_sign({" << P << "_c_sign, " << P << "_p_sign}), .t_exp({" << P << "_c_exp, " << P
-           << "_p_exp}),\n      .t_sig({" << P << "_c_sig, " << P
-           << "_p_sig}), .sign(w_x_sign), .exact(w_x_mag), .zero(w_x_zero));\n";
-        body << "    " << S << "_x_sign <= w_x_sign;\n    " << S << "_x_mag <= w_x_mag;\n    " << S << "_x_zero <= w_x_zero;\n";
-        break;
-      }
-      case StageKind::PairLevel:
-      case StageKind::PairCAdd: {
-        use("mc_exact_adder.sv");
-        use("mc_pair_sum.sv");
-        const bool cadd = st.kind == StageKind::PairCAdd;
-        const int pairs = cadd ? 1 : d.N >> (st.level + 1);
-        // the terms entering: the products (level 0), the previous level's sums, or c + tree
-        const bool from_mul = stages_[i - 1].kind == StageKind::Multiplier;
-        const std::string tp = from_mul ? P + "_p" : P + "_t";
-        const int pw = pair_width();
-        reg(S + "_bits", pairs * d.OW);
-        reg(S + "_t_cls", 2 * pairs);
-        reg(S + "_t_sign", pairs);
-        reg(S + "_t_inv", pairs);
-        reg(S + "_t_exp", pairs * d.XW);
-        reg(S + "_t_sig", pairs * d.SW);
-        inst(S, "mc_pair_sum", pairs);
-        adder(S, pw);
-        if (cadd) {
-          reg(S + "_x_sign", 1);
-          reg(S + "_x_mag", pw);
-          reg(S + "_special", 1);
-        }
-        for (int k = 0; k < pairs; ++k) {
-          const std::string w = "w_" + S + "_" + std::to_string(k);
-          wire(w + "_bits", d.OW);
-          wire(w + "_cls", 2);
-          wire(w + "_sign", 1);
-          wire(w + "_inv", 1);
-          wire(w + "_exp", d.XW, true);
-          wire(w + "_sig", d.SW);
-          wire(w + "_xs", 1);
-          wire(w + "_xm", pw);
-          wire(w + "_sp", 1);
-          auto term = [&](const std::string& f, int idx, int width) {
-            return tp + f + "[" + std::to_string(idx * width) + " +: " + std::to_string(width) + "]";
-          };
-          std::string pc, ps, pi, pe, pg, qc, qs, qi, qe, qg;
-          if (cadd) {
-            pc = P + "_c_cls"; ps = P + "_c_sign"; pi = "1'b0"; pe = P + "_c_exp"; pg = P + "_c_sig";
-            const std::string t0 = from_mul ? P + "_p" : P + "_t";
-            qc = t0 + "_cls[1:0]"; qs = t0 + "_sign[0]"; qi = t0 + "_inv[0]";
-            qe = t0 + "_exp[" + std::to_string(d.XW - 1) + ":0]"; qg = t0 + "_sig[" + std::to_string(d.SW - 1) + ":0]";
-          } else {
-            pc = term("_cls", 2 * k, 2); ps = term("_sign", 2 * k, 1); pi = term("_inv", 2 * k, 1);
-            pe = term("_exp", 2 * k, d.XW); pg = term("_sig", 2 * k, d.SW);
-            qc = term("_cls", 2 * k + 1, 2); qs = term("_sign", 2 * k + 1, 1); qi = term("_inv", 2 * k + 1, 1);
-            qe = term("_exp", 2 * k + 1, d.XW); qg = term("_sig", 2 * k + 1, d.SW);
-          }
-          o_ << "  mc_pair_sum #(.TF(" << d.TF << "), .SW(" << d.SW << "), .XW(" << d.XW << "), " << fmt_params("C", dp_.out_fmt)
-             << ", .MODE(" << mode_of(dp_.out_round) << "), .SUB_OUT(" << dp_.sub_out << "),\n      .PREC("
-             << (dp_.out_prec >= 0 ? dp_.out_prec : dp_.out_fmt.mbits) << "), .OVF_INF(" << dp_.overflow_to_inf
-             << "), .ZMODE(" << mode_of(dp_.out_round) << "), .NAN_PROP(" << hex64(dp_.nan_propagate) << "), .NAN_INV("
-             << hex64(dp_.nan_invalid) << ")) u_" << S << "_" << k << " (\n      .p_cls(" << pc << "), .q_cls(" << qc
-             << "), .p_sign(" << ps << "), .q_sign(" << qs << "), .p_inv(" << pi << "), .q_inv(" << qi << "),\n      .p_exp("
-             << pe << "), .q_exp(" << qe << "), .p_sig(" << pg << "), .q_sig(" << qg << "),\n      .bits(" << w
-             << "_bits), .r_cls(" << w << "_cls), .r_sign(" << w << "_sign), .r_inv(" << w << "_inv), .r_exp(" << w
-             << "_exp), .r_sig(" << w << "_sig),\n      .x_sign(" << w << "_xs), .x_mag(" << w << "_xm), .special(" << w
-             << "_sp));\n";
-          body << "    " << S << "_bits[" << k * d.OW << " +: " << d.OW << "] <= " << w << "_bits;\n"
-               << "    " << S << "_t_cls[" << 2 * k << " +: 2] <= " << w << "_cls;\n"
-               << "    " << S << "_t_sign[" << k << "] <= " << w << "_sign;\n"
-               << "    " << S << "_t_inv[" << k << "] <= " << w << "_inv;\n"
-               << "    " << S << "_t_exp[" << k * d.XW << " +: " << d.XW << "] <= " << w << "_exp;\n"
-               << "    " << S << "_t_sig[" << k * d.SW << " +: " << d.SW << "] <= " << w << "_sig;\n";
-          if (cadd)
-            body << "    " << S << "_x_sign <= " << w << "_xs;\n    " << S << "_x_mag <= " << w << "_xm;\n    " << S
-                 << "_special <= " << w << "_sp;\n";
-        }
-        break;
-      }
-      case StageKind::Rounder: rounder(S, P, i, body); break;
-      case StageKind::CFinal: {
-        use("mc_decode.sv");
-        use("mc_pair_sum.sv");
-        use("mc_exact_adder.sv");
-        use("mc_round.sv");
-        const Format& c = dp_.out_fmt;
-        const int mc = c.mbits, sw = mc + 2;
-        reg(S + "_d", d.OW);
-        for (const char* t : {"acc", "cf"}) {
-          const std::string w = std::string("w_cf_") + t;
-          wire(w + "_cls", 2);
-          wire(w + "_sign", 1);
-          wire(w + "_exp", d.XW, true);
-          wire(w + "_sig", mc + 1);
-          o_ << "  mc_decode #(.EW(" << c.ebits << "), .MW(" << mc << "), .BIAS(" << c.bias << "), .ENC(0), .SUB_IN("
-             << (std::string(t) == "acc" ? 1 : static_cast<int>(dp_.sub_in)) << "), .XW(" << d.XW << ")) u_cfinal_dec_" << t
-             << " (\n      .x(" << (std::string(t) == "acc" ? P + "_d" : P + "_cf") << "), .cls(" << w << "_cls), .sign("
-             << w << "_sign), .exp(" << w << "_exp), .sig(" << w << "_sig));\n";
-        }
-        const int pw = ((1 << c.ebits) - 2 - c.bias + 2) - (c.emin() - mc) + 2;
-        inst(S, "mc_decode", 2);
-        inst(S, "mc_pair_sum");
-        adder(S, pw);
-        wire("w_cf_bits", d.OW);
-        wire("w_cf_rcls", 2);
-        wire("w_cf_rsign", 1);
-        wire("w_cf_rinv", 1);
-        wire("w_cf_rexp", d.XW, true);
-        wire("w_cf_rsig", sw);
-        wire("w_cf_xs", 1);
-        wire("w_cf_xm", pw);
-        wire("w_cf_sp", 1);
-        o_ << "  mc_pair_sum #(.TF(" << mc << "), .SW(" << sw << "), .XW(" << d.XW << "), " << fmt_params("C", c) << ", .MODE("
-           << mode_of(dp_.c_final_round) << "), .SUB_OUT(" << dp_.sub_out << "),\n      .PREC(" << mc
-           << "), .OVF_INF(0), .ZMODE(" << mode_of(dp_.out_round) << "), .NAN_PROP(" << hex64(dp_.nan_propagate)
-           << "), .NAN_INV(" << hex64(dp_.nan_invalid) << ")) u_cfinal (\n"
-           << "      .p_cls(w_cf_acc_cls), .q_cls(w_cf_cf_cls), .p_sign(w_cf_acc_sign), .q_sign(w_cf_cf_sign), .p_inv(1'b0),"
-           << " .q_inv(1'b0),\n      .p_exp(w_cf_acc_exp), .q_exp(w_cf_cf_exp), .p_sig(" << sw
-           << "'(w_cf_acc_sig)), .q_sig(" << sw << "'(w_cf_cf_sig)),\n"
-           << "      .bits(w_cf_bits), .r_cls(w_cf_rcls), .r_sign(w_cf_rsign), .r_inv(w_cf_rinv), .r_exp(w_cf_rexp),"
-           << " .r_sig(w_cf_rsig),\n      .x_sign(w_cf_xs), .x_mag(w_cf_xm), .special(w_cf_sp));\n";
-        body << "    " << S << "_d <= " << P << "_last ? w_cf_bits : " << P << "_d;\n";
-        break;
-      }
-      case StageKind::OutConv: {
-        use("mc_outconv.sv");
-        const Format& c = dp_.out_fmt;
-        reg(S + "_d", d.OW);
-        reg(S + "_d32", 32);
-        wire("w_oc_d32", 32);
-        inst(S, "mc_outconv");
-        o_ << "  mc_outconv #(.EWF(" << c.ebits << "), .MWF(" << c.mbits << "), .BIASF(" << c.bias
-           << "), .EWT(8), .MWT(23), .BIAST(127)) u_outconv (.d(" << P << "_d), .d32(w_oc_d32));\n";
-        body << "    " << S << "_d <= " << P << "_d;\n    " << S << "_d32 <= w_oc_d32;\n";
-        break;
-      }
-      default: break;
-    }
+    const RtlStage& e = kRtlStages[static_cast<int>(st.kind)];
+    if (e.kind != st.kind) throw std::logic_error("rtl: the registry is out of StageKind order");
+    At at{i, st, st.name, i ? prev_name(i) : std::string(), {}};
+    o_ << "\n  // ---- stage " << i << ": " << at.S << " (" << to_string(st.kind) << ")\n";
+    ctl_regs(at.S, i);
+    if (i == spec_) spec_stage_ = at.S;
+    if (e.own_regs) return (this->*e.emit)(at);
+    if (i == spec_) specials(at.S, at.P);
+    (this->*e.emit)(at);
     o_ << "  always_ff @(posedge clk) begin\n";
-    ctl_load(S, P, i);
+    ctl_load(at.S, at.P, i);
     if (i == spec_)
-      o_ << "    " << S << "_sk <= w_sp_kind;\n    " << S << "_sdec <= w_sp_dec;\n    " << S << "_sd <= w_sp_d;\n    "
-         << S << "_zs <= w_sp_zs;\n";
-    o_ << body.str() << "  end\n";
+      o_ << "    " << at.S << "_sk <= w_sp_kind;\n    " << at.S << "_sdec <= w_sp_dec;\n    " << at.S << "_sd <= w_sp_d;\n    "
+         << at.S << "_zs <= w_sp_zs;\n";
+    o_ << at.body.str() << "  end\n";
+  }
+
+  /// The operand registers (in_* to issue_*).
+  void e_issue(At&) {
+    const Dims& d = d_;
+    reg("issue_lanes", d.N);
+    reg("issue_a", d.N * d.AW);
+    reg("issue_b", d.N * d.BW);
+    reg("issue_c", d.OW);
+    if (d.NS) reg("issue_sa", 8 * d.NS), reg("issue_sb", 8 * d.NS);
+    o_ << "  always_ff @(posedge clk) begin\n"
+       << "    issue_valid <= in_valid;\n    issue_tag <= in_tag;\n    issue_grp <= in_grp;\n"
+       << "    issue_last <= in_last;\n    issue_cf <= in_cf;\n"
+       << "    issue_lanes <= in_lanes;\n    issue_a <= in_a;\n    issue_b <= in_b;\n    issue_c <= in_c;\n"
+       << (d.NS ? "    issue_sa <= in_sa;\n    issue_sb <= in_sb;\n" : "") << "  end\n";
+  }
+
+  /// Decode and exact products of the group and c (rtl_model/mc_multiplier.sv).
+  void e_multiplier(At& at) {
+    const std::string &S = at.S, &P = at.P;
+    const Dims& d = d_;
+    use("mc_decode.sv");
+    use("mc_round.sv");
+    use("mc_multiplier.sv");
+    for (const char* w : {"p_cls", "p_sign", "p_inv", "p_ovf", "p_exp", "p_sig"}) {
+      const std::string n = std::string(w);
+      const int width = n == "p_cls" ? 2 * d.N : n == "p_exp" ? d.N * d.XW : n == "p_sig" ? d.N * d.SW : d.N;
+      wire("w_" + n, width);
+      reg(S + "_" + n, width);
+    }
+    wire("w_c_cls", 2);
+    wire("w_c_sign", 1);
+    wire("w_c_exp", d.XW, true);
+    wire("w_c_sig", d.SW);
+    const Format& a = dp_.a_fmt;
+    const Format& b = dp_.b_fmt;
+    const Format& c = dp_.out_fmt;
+    if (d.NS) reg(S + "_lanes", d.N), reg(S + "_sa", 8 * d.NS), reg(S + "_sb", 8 * d.NS);  // for the scaler
+    inst(S, "mc_multiplier");
+    adder(S, (dp_.a_fmt.mbits + 1) + (dp_.b_fmt.mbits + 1));  // the array multiplier's width
+    o_ << "  mc_multiplier #(.N(" << d.N << "), " << fmt_params("A", a) << ", .ENCA(" << enc_of(a.enc) << "), "
+       << fmt_params("B", b) << ", .ENCB(" << enc_of(b.enc) << "),\n      " << fmt_params("C", c)
+       << ", .SUB_IN(" << dp_.sub_in << "), .HAS_OE(" << (dp_.prod_overflow_exp != kNone) << "), .OE("
+       << (dp_.prod_overflow_exp != kNone ? dp_.prod_overflow_exp : 0) << "), .ROUND_OUT(" << dp_.prod_round_out
+       << "), .SUB_OUT(" << dp_.sub_out << "), .TF(" << d.TF << "), .SW(" << d.SW << "), .XW(" << d.XW
+       << ")) u_multiplier (\n      .a(" << P << "_a), .b(" << P << "_b), .lanes(" << P << "_lanes), .c(" << P
+       << "_c), .p_cls(w_p_cls), .p_sign(w_p_sign), .p_inv(w_p_inv), .p_ovf(w_p_ovf), .p_exp(w_p_exp),\n"
+       << "      .p_sig(w_p_sig), .c_cls(w_c_cls), .c_sign(w_c_sign), .c_exp(w_c_exp), .c_sig(w_c_sig));\n";
+    o_ << "  always_ff @(posedge clk) begin\n";
+    ctl_load(S, P, at.i);
+    for (const char* w : {"p_cls", "p_sign", "p_inv", "p_ovf", "p_exp", "p_sig"}) o_ << "    " << S << "_" << w << " <= w_" << w << ";\n";
+    for (const char* w : {"c_cls", "c_sign", "c_exp", "c_sig"}) o_ << "    " << S << "_" << w << " <= w_" << w << ";\n";
+    if (d.NS) o_ << "    " << S << "_lanes <= " << P << "_lanes;\n    " << S << "_sa <= " << P << "_sa;\n    " << S << "_sb <= " << P << "_sb;\n";
+    o_ << "  end\n";
+  }
+
+  /// Products (and early c) aligned to e_max (rtl_model/mc_aligner.sv).
+  void e_aligner(At& at) {
+    const std::string &S = at.S, &P = at.P;
+    std::ostringstream& body = at.body;
+    const Dims& d = d_;
+    use("mc_aligner.sv");
+    wire("w_al_v", (d.N + 1) * d.ALW);
+    wire("w_al_e", d.XW, true);
+    wire("w_al_none", 1);
+    wire("w_al_st", 1);
+    wire("w_al_e2", d.XW, true);
+    wire("w_al_none2", 1);
+    wire("w_al_st2", 1);
+    reg(S + "_v", (d.N + 1) * d.ALW);
+    reg(S + "_e_max", d.XW, true);
+    reg(S + "_e_none", 1);
+    reg(S + "_sticky", 1);
+    reg(S + "_e_even", d.XW, true);
+    reg(S + "_none_even", 1);
+    reg(S + "_sticky_even", 1);
+    inst(S, "mc_aligner");
+    o_ << "  mc_aligner #(.N(" << d.N << "), .TF(" << d.TF << "), .SW(" << d.SW << "), .XW(" << d.XW << "), .F("
+       << d.F << "), .HAS_LIM(" << (dp_.emin_lim != kNone) << "), .EMIN_LIM("
+       << (dp_.emin_lim != kNone ? dp_.emin_lim : 0) << "), .ALIGN_MODE(" << static_cast<int>(dp_.prod_align)
+       << "),\n      .EARLY_C(" << !dp_.late_c << "), .HAS_CZE(" << (dp_.c_zero_exp != kNone) << "), .CZE("
+       << (dp_.c_zero_exp != kNone ? dp_.c_zero_exp : 0) << "), .ODDEVEN(" << (dp_.late_c && dp_.interleave == 2)
+       << "), .AW(" << d.ALW << ")) u_aligner (\n      .p_cls(" << P << "_p_cls), .p_sign(" << P
+       << "_p_sign), .p_exp(" << P << "_p_exp), .p_sig(" << P << "_p_sig), .c_cls(" << P << "_c_cls), .c_sign("
+       << P << "_c_sign),\n      .c_exp(" << P << "_c_exp), .c_sig(" << P
+       << "_c_sig), .e_max(w_al_e), .e_none(w_al_none), .sticky(w_al_st), .e_max_even(w_al_e2),\n"
+       << "      .e_none_even(w_al_none2), .sticky_even(w_al_st2), .v(w_al_v));\n";
+    body << "    " << S << "_v <= w_al_v;\n    " << S << "_e_max <= w_al_e;\n    " << S << "_e_none <= w_al_none;\n    "
+         << S << "_sticky <= w_al_st;\n    " << S << "_e_even <= w_al_e2;\n    " << S << "_none_even <= w_al_none2;\n    "
+         << S << "_sticky_even <= w_al_st2;\n";
+  }
+
+  /// The multi-term sum of the aligned lanes (rtl_model/mc_adder.sv).
+  void e_adder(At& at) {
+    const std::string &S = at.S, &P = at.P;
+    std::ostringstream& body = at.body;
+    const Dims& d = d_;
+    use("mc_adder.sv");
+    wire("w_ad_s", d.SUMW, true);
+    wire("w_ad_s2", d.SUMW, true);
+    reg(S + "_s", d.SUMW, true);
+    reg(S + "_s_even", d.SUMW, true);
+    reg(S + "_e_max", d.XW, true);
+    reg(S + "_e_none", 1);
+    reg(S + "_e_even", d.XW, true);
+    reg(S + "_none_even", 1);
+    inst(S, "mc_adder");
+    adder(S, d.SUMW);
+    o_ << "  mc_adder #(.N(" << d.N << "), .AW(" << d.ALW << "), .SUMW(" << d.SUMW << "), .ODDEVEN("
+       << (dp_.late_c && dp_.interleave == 2) << ")) u_adder (.v(" << P << "_v), .s(w_ad_s), .s_even(w_ad_s2));\n";
+    body << "    " << S << "_s <= w_ad_s;\n    " << S << "_s_even <= w_ad_s2;\n";
+    for (const char* f : {"_e_max", "_e_none", "_e_even", "_none_even"}) body << "    " << S << f << " <= " << P << f << ";\n";
+  }
+
+  /// Odd and even partial sums combined (rtl_model/mc_oddeven.sv).
+  void e_oddeven(At& at) {
+    const std::string &S = at.S, &P = at.P;
+    std::ostringstream& body = at.body;
+    const Dims& d = d_;
+    use("mc_oddeven.sv");
+    wire("w_oe_s", d.OEW, true);
+    wire("w_oe_e", d.XW, true);
+    wire("w_oe_none", 1);
+    reg(S + "_s", d.OEW, true);
+    reg(S + "_e", d.XW, true);
+    reg(S + "_none", 1);
+    inst(S, "mc_oddeven");
+    adder(S, d.OEW);
+    o_ << "  mc_oddeven #(.XW(" << d.XW << "), .F(" << d.F << "), .PF(" << d.PF << "), .SUMW(" << d.SUMW << "), .OW("
+       << d.OEW << ")) u_oddeven (\n      .s_odd(" << P << "_s), .e_odd(" << P << "_e_max), .none_odd(" << P
+       << "_e_none), .s_even(" << P << "_s_even), .e_even(" << P << "_e_even),\n      .none_even(" << P
+       << "_none_even), .s_sum(w_oe_s), .e(w_oe_e), .e_none(w_oe_none));\n";
+    body << "    " << S << "_s <= w_oe_s;\n    " << S << "_e <= w_oe_e;\n    " << S << "_none <= w_oe_none;\n";
+  }
+
+  /// Late c aligned and added (rtl_model/mc_cadd.sv).
+  void e_cadd(At& at) {
+    const std::string &S = at.S, &P = at.P;
+    std::ostringstream& body = at.body;
+    const Dims& d = d_;
+    use("mc_cadd.sv");
+    const bool oe = stages_[at.i - 1].kind == StageKind::OddEven;
+    const std::string se = oe ? P + "_e" : P + "_e_max", sn = oe ? P + "_none" : P + "_e_none";
+    wire("w_ca_s", d.ACCW, true);
+    wire("w_ca_exp", d.XW, true);
+    wire("w_ca_ec", d.XW, true);
+    for (const char* w : {"w_ca_ecn", "w_ca_br", "w_ca_dr", "w_ca_st"}) wire(w, 1);
+    reg(S + "_s_acc", d.ACCW, true);
+    reg(S + "_exp", d.XW, true);
+    reg(S + "_e_c", d.XW, true);
+    for (const char* w : {"_e_c_none", "_branch", "_c_dropped", "_sticky"}) reg(S + w, 1);
+    inst(S, "mc_cadd");
+    adder(S, d.ACCW);
+    o_ << "  mc_cadd #(.TF(" << d.TF << "), .SW(" << d.SW << "), .XW(" << d.XW << "), .MWC(" << dp_.out_fmt.mbits
+       << "), .FS(" << d.FS << "), .SUMW(" << d.SUMW_IN << "), .CF(" << dp_.c_frac << "), .SF(" << dp_.sum_frac
+       << "),\n      .HAS_GAP(" << (dp_.c_drop_gap != kNone) << "), .GAP("
+       << (dp_.c_drop_gap != kNone ? dp_.c_drop_gap : 0) << "), .HAS_CZE(" << (dp_.c_zero_exp != kNone)
+       << "), .CZE(" << (dp_.c_zero_exp != kNone ? dp_.c_zero_exp : 0) << "), .ACCF(" << d.ACCF << "), .ACCW("
+       << d.ACCW << ")) u_cadd (\n      .s_sum(" << P << "_s), .e_max(" << se << "), .e_none(" << sn
+       << "), .c_cls(" << P << "_c_cls), .c_sign(" << P << "_c_sign), .c_exp(" << P << "_c_exp),\n"
+       << "      .c_sig(" << P << "_c_sig), .s_acc(w_ca_s), .exp(w_ca_exp), .e_c(w_ca_ec), .e_c_none(w_ca_ecn),"
+       << " .branch(w_ca_br), .c_dropped(w_ca_dr),\n      .sticky(w_ca_st));\n";
+    body << "    " << S << "_s_acc <= w_ca_s;\n    " << S << "_exp <= w_ca_exp;\n    " << S << "_e_c <= w_ca_ec;\n    "
+         << S << "_e_c_none <= w_ca_ecn;\n    " << S << "_branch <= w_ca_br;\n    " << S << "_c_dropped <= w_ca_dr;\n    "
+         << S << "_sticky <= w_ca_st;\n";
+  }
+
+  /// The late-c sum normalised (rtl_model/mc_normaliser.sv).
+  void e_normaliser(At& at) {
+    const std::string &S = at.S, &P = at.P;
+    std::ostringstream& body = at.body;
+    const Dims& d = d_;
+    use("mc_normaliser.sv");
+    wire("w_no_s", d.ACCW, true);
+    wire("w_no_exp", d.XW, true);
+    wire("w_no_act", 1);
+    wire("w_no_st", 1);
+    reg(S + "_s_acc", d.ACCW, true);
+    reg(S + "_exp", d.XW, true);
+    reg(S + "_active", 1);
+    reg(S + "_sticky", 1);
+    reg(S + "_branch", 1);  // for the views alone (the fraction bits of the C++ record)
+    inst(S, "mc_normaliser");
+    o_ << "  mc_normaliser #(.XW(" << d.XW << "), .ACCF(" << d.ACCF << "), .ACCW(" << d.ACCW << "), .AF("
+       << dp_.acc_frac << "), .EMIN(" << dp_.out_fmt.emin() << "), .NORM_RD(" << dp_.late_norm_rd
+       << ")) u_normaliser (\n      .s_in(" << P << "_s_acc), .e_in(" << P << "_exp), .branch(" << P
+       << "_branch), .e_c_none(" << P << "_e_c_none), .sticky_in(" << P << "_sticky),\n"
+       << "      .s_acc(w_no_s), .exp(w_no_exp), .active(w_no_act), .sticky(w_no_st));\n";
+    body << "    " << S << "_s_acc <= w_no_s;\n    " << S << "_exp <= w_no_exp;\n    " << S << "_active <= w_no_act;\n    "
+         << S << "_sticky <= w_no_st;\n    " << S << "_branch <= " << P << "_branch;\n";
+  }
+
+  /// The exact sum of the products and c (rtl_model/mc_exact_adder.sv).
+  void e_exact(At& at) {
+    const std::string &S = at.S, &P = at.P;
+    std::ostringstream& body = at.body;
+    const Dims& d = d_;
+    use("mc_exact_adder.sv");
+    wire("w_x_sign", 1);
+    wire("w_x_mag", d.X_ACCW);
+    wire("w_x_zero", 1);
+    reg(S + "_x_sign", 1);
+    reg(S + "_x_mag", d.X_ACCW);
+    reg(S + "_x_zero", 1);
+    inst(S, "mc_exact_adder");
+    adder(S, d.X_ACCW + 1);
+    o_ << "  mc_exact_adder #(.M(" << d.N + 1 << "), .TF(" << d.TF << "), .SW(" << d.SW << "), .XW(" << d.XW
+       << "), .LSB_MIN(" << d.X_LSB << "), .ACCW(" << d.X_ACCW << ")) u_exact (\n      .t_cls({" << P << "_c_cls, "
+       << P << "_p_cls}), .t_sign({" << P << "_c_sign, " << P << "_p_sign}), .t_exp({" << P << "_c_exp, " << P
+       << "_p_exp}),\n      .t_sig({" << P << "_c_sig, " << P
+       << "_p_sig}), .sign(w_x_sign), .exact(w_x_mag), .zero(w_x_zero));\n";
+    body << "    " << S << "_x_sign <= w_x_sign;\n    " << S << "_x_mag <= w_x_mag;\n    " << S << "_x_zero <= w_x_zero;\n";
+  }
+
+  /// One level of the pairwise tree, or its c addition (rtl_model/mc_pair_sum.sv, one per pair).
+  void e_pair(At& at) {
+    const std::string &S = at.S, &P = at.P;
+    std::ostringstream& body = at.body;
+    const Dims& d = d_;
+    use("mc_exact_adder.sv");
+    use("mc_pair_sum.sv");
+    const bool cadd = at.st.kind == StageKind::PairCAdd;
+    const int pairs = cadd ? 1 : d.N >> (at.st.level + 1);
+    // the terms entering: the products (level 0), the previous level's sums, or c + tree
+    const bool from_mul = stages_[at.i - 1].kind == StageKind::Multiplier;
+    const std::string tp = from_mul ? P + "_p" : P + "_t";
+    const int pw = pair_width();
+    reg(S + "_bits", pairs * d.OW);
+    reg(S + "_t_cls", 2 * pairs);
+    reg(S + "_t_sign", pairs);
+    reg(S + "_t_inv", pairs);
+    reg(S + "_t_exp", pairs * d.XW);
+    reg(S + "_t_sig", pairs * d.SW);
+    inst(S, "mc_pair_sum", pairs);
+    adder(S, pw);
+    if (cadd) {
+      reg(S + "_x_sign", 1);
+      reg(S + "_x_mag", pw);
+      reg(S + "_special", 1);
+    }
+    for (int k = 0; k < pairs; ++k) {
+      const std::string w = "w_" + S + "_" + std::to_string(k);
+      wire(w + "_bits", d.OW);
+      wire(w + "_cls", 2);
+      wire(w + "_sign", 1);
+      wire(w + "_inv", 1);
+      wire(w + "_exp", d.XW, true);
+      wire(w + "_sig", d.SW);
+      wire(w + "_xs", 1);
+      wire(w + "_xm", pw);
+      wire(w + "_sp", 1);
+      auto term = [&](const std::string& f, int idx, int width) {
+        return tp + f + "[" + std::to_string(idx * width) + " +: " + std::to_string(width) + "]";
+      };
+      std::string pc, ps, pi, pe, pg, qc, qs, qi, qe, qg;
+      if (cadd) {
+        pc = P + "_c_cls"; ps = P + "_c_sign"; pi = "1'b0"; pe = P + "_c_exp"; pg = P + "_c_sig";
+        const std::string t0 = from_mul ? P + "_p" : P + "_t";
+        qc = t0 + "_cls[1:0]"; qs = t0 + "_sign[0]"; qi = t0 + "_inv[0]";
+        qe = t0 + "_exp[" + std::to_string(d.XW - 1) + ":0]"; qg = t0 + "_sig[" + std::to_string(d.SW - 1) + ":0]";
+      } else {
+        pc = term("_cls", 2 * k, 2); ps = term("_sign", 2 * k, 1); pi = term("_inv", 2 * k, 1);
+        pe = term("_exp", 2 * k, d.XW); pg = term("_sig", 2 * k, d.SW);
+        qc = term("_cls", 2 * k + 1, 2); qs = term("_sign", 2 * k + 1, 1); qi = term("_inv", 2 * k + 1, 1);
+        qe = term("_exp", 2 * k + 1, d.XW); qg = term("_sig", 2 * k + 1, d.SW);
+      }
+      o_ << "  mc_pair_sum #(.TF(" << d.TF << "), .SW(" << d.SW << "), .XW(" << d.XW << "), " << fmt_params("C", dp_.out_fmt)
+         << ", .MODE(" << mode_of(dp_.out_round) << "), .SUB_OUT(" << dp_.sub_out << "),\n      .PREC("
+         << (dp_.out_prec >= 0 ? dp_.out_prec : dp_.out_fmt.mbits) << "), .OVF_INF(" << dp_.overflow_to_inf
+         << "), .ZMODE(" << mode_of(dp_.out_round) << "), .NAN_PROP(" << hex64(dp_.nan_propagate) << "), .NAN_INV("
+         << hex64(dp_.nan_invalid) << ")) u_" << S << "_" << k << " (\n      .p_cls(" << pc << "), .q_cls(" << qc
+         << "), .p_sign(" << ps << "), .q_sign(" << qs << "), .p_inv(" << pi << "), .q_inv(" << qi << "),\n      .p_exp("
+         << pe << "), .q_exp(" << qe << "), .p_sig(" << pg << "), .q_sig(" << qg << "),\n      .bits(" << w
+         << "_bits), .r_cls(" << w << "_cls), .r_sign(" << w << "_sign), .r_inv(" << w << "_inv), .r_exp(" << w
+         << "_exp), .r_sig(" << w << "_sig),\n      .x_sign(" << w << "_xs), .x_mag(" << w << "_xm), .special(" << w
+         << "_sp));\n";
+      body << "    " << S << "_bits[" << k * d.OW << " +: " << d.OW << "] <= " << w << "_bits;\n"
+           << "    " << S << "_t_cls[" << 2 * k << " +: 2] <= " << w << "_cls;\n"
+           << "    " << S << "_t_sign[" << k << "] <= " << w << "_sign;\n"
+           << "    " << S << "_t_inv[" << k << "] <= " << w << "_inv;\n"
+           << "    " << S << "_t_exp[" << k * d.XW << " +: " << d.XW << "] <= " << w << "_exp;\n"
+           << "    " << S << "_t_sig[" << k * d.SW << " +: " << d.SW << "] <= " << w << "_sig;\n";
+      if (cadd)
+        body << "    " << S << "_x_sign <= " << w << "_xs;\n    " << S << "_x_mag <= " << w << "_xm;\n    " << S
+             << "_special <= " << w << "_sp;\n";
+    }
+  }
+
+  /// d rounded to the output format (rtl_model/mc_round.sv).
+  void e_rounder(At& at) { rounder(at.S, at.P, at.i, at.body); }
+
+  /// d = fl(acc + c) after the last group (mc_decode + mc_pair_sum).
+  void e_cfinal(At& at) {
+    const std::string &S = at.S, &P = at.P;
+    std::ostringstream& body = at.body;
+    const Dims& d = d_;
+    use("mc_decode.sv");
+    use("mc_pair_sum.sv");
+    use("mc_exact_adder.sv");
+    use("mc_round.sv");
+    const Format& c = dp_.out_fmt;
+    const int mc = c.mbits, sw = mc + 2;
+    reg(S + "_d", d.OW);
+    for (const char* t : {"acc", "cf"}) {
+      const std::string w = std::string("w_cf_") + t;
+      wire(w + "_cls", 2);
+      wire(w + "_sign", 1);
+      wire(w + "_exp", d.XW, true);
+      wire(w + "_sig", mc + 1);
+      o_ << "  mc_decode #(.EW(" << c.ebits << "), .MW(" << mc << "), .BIAS(" << c.bias << "), .ENC(0), .SUB_IN("
+         << (std::string(t) == "acc" ? 1 : static_cast<int>(dp_.sub_in)) << "), .XW(" << d.XW << ")) u_cfinal_dec_" << t
+         << " (\n      .x(" << (std::string(t) == "acc" ? P + "_d" : P + "_cf") << "), .cls(" << w << "_cls), .sign("
+         << w << "_sign), .exp(" << w << "_exp), .sig(" << w << "_sig));\n";
+    }
+    const int pw = ((1 << c.ebits) - 2 - c.bias + 2) - (c.emin() - mc) + 2;
+    inst(S, "mc_decode", 2);
+    inst(S, "mc_pair_sum");
+    adder(S, pw);
+    wire("w_cf_bits", d.OW);
+    wire("w_cf_rcls", 2);
+    wire("w_cf_rsign", 1);
+    wire("w_cf_rinv", 1);
+    wire("w_cf_rexp", d.XW, true);
+    wire("w_cf_rsig", sw);
+    wire("w_cf_xs", 1);
+    wire("w_cf_xm", pw);
+    wire("w_cf_sp", 1);
+    o_ << "  mc_pair_sum #(.TF(" << mc << "), .SW(" << sw << "), .XW(" << d.XW << "), " << fmt_params("C", c) << ", .MODE("
+       << mode_of(dp_.c_final_round) << "), .SUB_OUT(" << dp_.sub_out << "),\n      .PREC(" << mc
+       << "), .OVF_INF(0), .ZMODE(" << mode_of(dp_.out_round) << "), .NAN_PROP(" << hex64(dp_.nan_propagate)
+       << "), .NAN_INV(" << hex64(dp_.nan_invalid) << ")) u_cfinal (\n"
+       << "      .p_cls(w_cf_acc_cls), .q_cls(w_cf_cf_cls), .p_sign(w_cf_acc_sign), .q_sign(w_cf_cf_sign), .p_inv(1'b0),"
+       << " .q_inv(1'b0),\n      .p_exp(w_cf_acc_exp), .q_exp(w_cf_cf_exp), .p_sig(" << sw
+       << "'(w_cf_acc_sig)), .q_sig(" << sw << "'(w_cf_cf_sig)),\n"
+       << "      .bits(w_cf_bits), .r_cls(w_cf_rcls), .r_sign(w_cf_rsign), .r_inv(w_cf_rinv), .r_exp(w_cf_rexp),"
+       << " .r_sig(w_cf_rsig),\n      .x_sign(w_cf_xs), .x_mag(w_cf_xm), .special(w_cf_sp));\n";
+    body << "    " << S << "_d <= " << P << "_last ? w_cf_bits : " << P << "_d;\n";
+  }
+
+  /// binary16 results widened to binary32 (rtl_model/mc_outconv.sv).
+  void e_outconv(At& at) {
+    const std::string &S = at.S, &P = at.P;
+    std::ostringstream& body = at.body;
+    const Dims& d = d_;
+    use("mc_outconv.sv");
+    const Format& c = dp_.out_fmt;
+    reg(S + "_d", d.OW);
+    reg(S + "_d32", 32);
+    wire("w_oc_d32", 32);
+    inst(S, "mc_outconv");
+    o_ << "  mc_outconv #(.EWF(" << c.ebits << "), .MWF(" << c.mbits << "), .BIASF(" << c.bias
+       << "), .EWT(8), .MWT(23), .BIAST(127)) u_outconv (.d(" << P << "_d), .d32(w_oc_d32));\n";
+    body << "    " << S << "_d <= " << P << "_d;\n    " << S << "_d32 <= w_oc_d32;\n";
+  }
+
+  /// ST-FDPA (rtl_model/mc_scaler.sv).
+  void e_scaler(At& at) { scaler(at.S, at.P, at.i); }
+
+  /// GST-FDPA has no Verilog module yet (rtl_top refuses it, naming group_size).
+  void e_none(At& at) {
+    throw std::logic_error("rtl: no Verilog module for stage kind " + std::string(to_string(at.st.kind)));
   }
 
   /// ST-FDPA: every product's exponent moved by its block's two E8M0 scale exponents
@@ -612,7 +676,7 @@ class Gen {
     o_ << "\n  // ---- outputs: the last stage's registers\n"
        << "  assign out_valid = " << L << "_valid;\n  assign out_tag = " << L << "_tag;\n  assign out_grp = " << L
        << "_grp;\n  assign out_last = " << L << "_last;\n  assign out_d = " << L << "_d;\n";
-    if (stages_.back().kind == StageKind::OutConv) o_ << "  assign out_d32 = " << L << "_d32;\n";
+    if (kRtlStages[static_cast<int>(stages_.back().kind)].d32) o_ << "  assign out_d32 = " << L << "_d32;\n";
     else o_ << "  assign out_d32 = " << L << "_d;\n";
   }
 
@@ -650,7 +714,7 @@ class Gen {
       by[pre].push_back(&f);
     }
     for (const PlannedStage& st : stages_)
-      if (st.kind == StageKind::Exact || st.kind == StageKind::PairCAdd) exact_record(st.name);
+      if (kRtlStages[static_cast<int>(st.kind)].exact_view) exact_record(st.name);
     o_ << "\n  // ---- the documented signals (matcore/plan.hpp signal_table), one named block per stage\n";
     for (const std::string& pre : order) {
       o_ << "  if (1) begin : " << pre << "\n";
@@ -662,6 +726,26 @@ class Gen {
       o_ << "  end\n";
     }
   }
+};
+
+
+/// The RTL registry, in StageKind order (Gen::stage checks it): what each stage kind emits.
+const Gen::RtlStage Gen::kRtlStages[kStageKinds] = {
+    {StageKind::Issue, &Gen::e_issue, true},
+    {StageKind::Multiplier, &Gen::e_multiplier, true},
+    {StageKind::Aligner, &Gen::e_aligner, false},
+    {StageKind::Adder, &Gen::e_adder, false},
+    {StageKind::OddEven, &Gen::e_oddeven, false},
+    {StageKind::CAdd, &Gen::e_cadd, false},
+    {StageKind::Normaliser, &Gen::e_normaliser, false},
+    {StageKind::Exact, &Gen::e_exact, false, true},
+    {StageKind::PairLevel, &Gen::e_pair, false},
+    {StageKind::PairCAdd, &Gen::e_pair, false, true},
+    {StageKind::Rounder, &Gen::e_rounder, false},
+    {StageKind::CFinal, &Gen::e_cfinal, false},
+    {StageKind::OutConv, &Gen::e_outconv, false, false, true},
+    {StageKind::Scaler, &Gen::e_scaler, true},
+    {StageKind::GroupSum, &Gen::e_none, false},
 };
 
 }  // namespace
