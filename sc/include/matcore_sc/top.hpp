@@ -1,6 +1,7 @@
 // matcore-sc: one generic pipelined top, built from a preset's Datapath.
 //
-// The stages instantiated depend only on the Datapath fields (adder kind, late_c, interleave,
+// The stages are mc::plan(dp)'s, each built, probed and printed by its kind's entry of the
+// registry (sc/src/stages.hpp, registry.cpp). The stages instantiated depend only on the Datapath fields (adder kind, late_c, interleave,
 // n_fma, c_final_add, out_fmt); there is no top per GPU. Between every two stages there is a
 // register (data + control), so a new group of products enters every clock cycle.
 //
@@ -61,6 +62,33 @@ struct Done {
   uint64_t cycle = 0; ///< clock cycle of completion
 };
 
+/// One stage of the built top, as the probes and the text monitor see it.
+struct StageView {
+  std::string name;
+  StageKind kind;
+  int level = 0;                     ///< pairwise level
+  sc_core::sc_signal<Ctl>* ctl;
+  sc_core::sc_object* data;          ///< sc_signal<the bus its kind drives>
+};
+
+/// Storage of the probes: stable addresses for sc_trace.
+struct ProbeStore {
+  std::deque<bool> b;
+  std::deque<int> i;
+  std::deque<unsigned> u;
+  std::deque<sc_dt::uint64> q;
+  std::deque<sc_dt::sc_bv_base> bv;
+  bool overflow_warned = false;
+};
+
+/// What the text monitor keeps of a group between two of its stages, by the group's seq.
+struct TextState {
+  bool keep_products = false;  ///< a later stage prints the product terms (the aligner)
+  std::map<uint64_t, ProductBus> products;  ///< multiplier / scale stage output (for the aligner)
+  std::map<uint64_t, AccBus> acc;           ///< accumulator before the normaliser / rounder
+  std::map<uint64_t, ResultBus> res;        ///< rounder result (for the final c add)
+};
+
 class DatapathTop : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(DatapathTop);
@@ -92,22 +120,18 @@ class DatapathTop : public sc_core::sc_module {
   void trace_tags(std::set<uint32_t> t) { text_tags_ = std::move(t); }
   std::string take_text() { std::string s = text_.str(); text_.str(""); return s; }
 
- private:
-  struct View {
-    std::string name;
-    StageKind kind;
-    int level = 0;                     ///< pairwise level
-    sc_core::sc_signal<Ctl>* ctl;
-    sc_core::sc_object* data;          ///< sc_signal<bus type of kind>
-  };
+  /// Instantiates module M as the next stage (its control register, or the specials detector
+  /// where the plan puts it): what the registry's build entries call (sc/src/registry.cpp).
   template <class M, class In, class Out>
-  sc_core::sc_signal<Out>* add(const std::string& name, StageKind kind, sc_core::sc_signal<In>* in,
-                               int level = 0);
+  sc_core::sc_signal<Out>* add_stage(const std::string& name, StageKind kind, sc_core::sc_signal<In>* in,
+                                     int level = 0);
+
+ private:
   void build();
   void clockgen();
   void make_probes(sc_core::sc_trace_file* tf);
   void monitor();
-  void describe(std::ostream& os, const View& v, const Ctl& c);
+  
 
   mc::Datapath dp_;
   TopOptions opt_;
@@ -115,7 +139,7 @@ class DatapathTop : public sc_core::sc_module {
   Issue* issue_ = nullptr;
   sc_core::sc_signal<Ctl>* ctl_cur_ = nullptr;
   sc_core::sc_signal<ProductBus>* mul_out_ = nullptr;
-  std::vector<View> views_;
+  std::vector<StageView> views_;
   std::vector<std::string> names_;
   int rounder_ = 0;
   sc_core::sc_event kick_;
@@ -125,16 +149,8 @@ class DatapathTop : public sc_core::sc_module {
   // text trace
   std::set<uint32_t> text_tags_;
   std::ostringstream text_;
-  std::map<uint64_t, ProductBus> seen_products_;  ///< seq -> multiplier output (for the aligner text)
-  std::map<uint64_t, AccBus> seen_acc_;           ///< seq -> accumulator before the normaliser / rounder
-  std::map<uint64_t, ResultBus> seen_res_;        ///< seq -> rounder result (for the final c add)
-  // probe storage (stable addresses for sc_trace)
-  std::deque<bool> pb_;
-  std::deque<int> pi_;
-  std::deque<unsigned> pu_;
-  std::deque<sc_dt::uint64> p64_;
-  std::deque<sc_dt::sc_bv_base> pbv_;
-  bool probe_overflow_warned_ = false;
+  TextState seen_;
+  ProbeStore probes_;
   std::vector<SignalInfo> catalog_;
 };
 
