@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu_time.hpp"
 #include "matcore/fast.hpp"
 #include "matcore/model.hpp"
 #include "matcore/presets.hpp"
@@ -18,14 +19,6 @@
 using namespace mc;
 
 namespace {
-
-/// Seconds of CPU time of this thread: a run that the scheduler interrupts (other processes on
-/// this 2-core machine) is not charged for the time it did not run.
-double cpu_now() {
-  timespec t;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
 
 volatile float g_sink_f;
 volatile uint64_t g_sink_u;

@@ -1,6 +1,8 @@
 #include "matcore/instructions.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <memory>
 #include <stdexcept>
 #include <thread>
 
@@ -44,6 +46,42 @@ struct Scales {
     take(SB, rows_b, "SB", b);
   }
 };
+
+/// Whether the 32-bit batch() takes dp (a, b and out formats of at most 32 bits).
+bool fits32(const Datapath& dp) {
+  return dp.a_fmt.width() <= 32 && dp.b_fmt.width() <= 32 && dp.out_fmt.width() <= 32;
+}
+
+/// The rows r0..r1 of D = A B + C through the lane kernels: B is packed once per step of the
+/// instruction's k (N rows of instr_k contiguous words, zero-padded past K), and each row of A
+/// is repeated N times per step, so that one batch() call computes a whole row of one step; the
+/// row's d of a step is the c of the next. Words of T (uint32_t: half the memory to read).
+template <class T>
+std::function<void(int, int)> batched_rows(const FastDot& fd, int ik, const Matrix& A, const Matrix& B,
+                                           const Matrix& C, Matrix& D) {
+  const int N = B.cols, K = A.cols, steps = (K + ik - 1) / ik;
+  auto Bp = std::make_shared<std::vector<T>>(static_cast<size_t>(steps) * N * ik, T{0});
+  for (int k = 0; k < K; ++k)
+    for (int j = 0; j < N; ++j)
+      (*Bp)[(static_cast<size_t>(k / ik) * N + j) * ik + k % ik] = static_cast<T>(B.at(k, j));
+  return [&fd, ik, &A, &C, &D, N, K, steps, Bp](int r0, int r1) {
+    std::vector<T> arep(static_cast<size_t>(N) * ik), c(N), d(N);
+    for (int i = r0; i < r1; ++i) {
+      for (int j = 0; j < N; ++j) c[j] = static_cast<T>(C.at(i, j));
+      for (int s = 0; s < steps; ++s) {
+        T* row = arep.data();
+        for (int kk = 0; kk < ik; ++kk) {
+          const int k = s * ik + kk;
+          row[kk] = k < K ? static_cast<T>(A.at(i, k)) : T{0};
+        }
+        for (int j = 1; j < N; ++j) std::copy(row, row + ik, row + static_cast<size_t>(j) * ik);
+        fd.batch(arep.data(), Bp->data() + static_cast<size_t>(s) * N * ik, c.data(), d.data(), N, ik);
+        c.swap(d);
+      }
+      for (int j = 0; j < N; ++j) D.at(i, j) = c[j];
+    }
+  };
+}
 }  // namespace
 
 Matrix mfma(const Datapath& dp, const Instruction& in, const Matrix& A, const Matrix& B,
@@ -60,8 +98,22 @@ Matrix mfma(const Datapath& dp, const Instruction& in, const Matrix& A, const Ma
             " (got " + std::to_string(C.rows) + " x " + std::to_string(C.cols) + ")");
   const Scales sc(dp, K, nb * M, nb * N, SA, SB, "mfma");
   Matrix D{nb * M, N, std::vector<uint64_t>(static_cast<size_t>(nb) * M * N)};
-  std::vector<uint64_t> a(K), b(K);
   const FastDot fd(dp);
+  if (!sc.per_row) {
+    // each block an independent M x N x K product through the lane kernels
+    for (int blk = 0; blk < nb; ++blk) {
+      auto part = [&](const Matrix& X, int r0, int rows) {
+        return Matrix{rows, X.cols, std::vector<uint64_t>(X.v.begin() + static_cast<size_t>(r0) * X.cols,
+                                                          X.v.begin() + static_cast<size_t>(r0 + rows) * X.cols)};
+      };
+      const Matrix Ab = part(A, blk * M, M), Bb = part(B, blk * K, K), Cb = part(C, blk * M, M);
+      Matrix Db = Cb;
+      (fits32(dp) ? batched_rows<uint32_t>(fd, K, Ab, Bb, Cb, Db) : batched_rows<uint64_t>(fd, K, Ab, Bb, Cb, Db))(0, M);
+      std::copy(Db.v.begin(), Db.v.end(), D.v.begin() + static_cast<size_t>(blk) * M * N);
+    }
+    return D;
+  }
+  std::vector<uint64_t> a(K), b(K);
   for (int blk = 0; blk < nb; ++blk)
     for (int i = 0; i < M; ++i)
       for (int j = 0; j < N; ++j) {
@@ -69,11 +121,9 @@ Matrix mfma(const Datapath& dp, const Instruction& in, const Matrix& A, const Ma
           a[k] = A.at(blk * M + i, k);
           b[k] = B.at(blk * K + k, j);
         }
-        const uint64_t c = C.at(blk * M + i, j);
-        D.at(blk * M + i, j) = sc.per_row ? dot(dp, a.data(), b.data(), K, c,
-                                                ScaleRefs{&sc.a.v[static_cast<size_t>(blk * M + i) * sc.per_row],
-                                                          &sc.b.v[static_cast<size_t>(blk * N + j) * sc.per_row]})
-                                          : fd(a.data(), b.data(), K, c);
+        D.at(blk * M + i, j) = dot(dp, a.data(), b.data(), K, C.at(blk * M + i, j),
+                                   ScaleRefs{&sc.a.v[static_cast<size_t>(blk * M + i) * sc.per_row],
+                                             &sc.b.v[static_cast<size_t>(blk * N + j) * sc.per_row]});
       }
   return D;
 }
@@ -105,28 +155,34 @@ Matrix gemm(const Datapath& dp, int instr_k, const Matrix& A, const Matrix& B, c
     }
   }
   Matrix D{M, N, std::vector<uint64_t>(static_cast<size_t>(M) * N)};
-  // B transposed once so that each dot reads contiguous memory.
-  std::vector<uint64_t> Bt(static_cast<size_t>(N) * Kp, 0);
-  for (int k = 0; k < K; ++k)
-    for (int j = 0; j < N; ++j) Bt[static_cast<size_t>(j) * Kp + k] = B.at(k, j);
   threads = std::min<unsigned>(thread_count(threads), static_cast<unsigned>(std::max(1, M)));
   const FastDot fd(dp);
-  auto work = [&](int r0, int r1) {
-    std::vector<uint64_t> a(Kp, 0);
-    for (int i = r0; i < r1; ++i) {
-      for (int k = 0; k < K; ++k) a[k] = A.at(i, k);
-      for (int j = 0; j < N; ++j) {
-        const uint64_t* bj = &Bt[static_cast<size_t>(j) * Kp];
-        uint64_t acc = C.at(i, j);
-        for (int k0 = 0; k0 < Kp; k0 += instr_k)
-          acc = Sp ? dot(dp, &a[k0], bj + k0, instr_k, acc,
-                         ScaleRefs{&sc.a.v[static_cast<size_t>(i) * Sp + k0 / dp.scale_block],
-                                   &sc.b.v[static_cast<size_t>(j) * Sp + k0 / dp.scale_block]})
-                   : fd(&a[k0], bj + k0, instr_k, acc);
-        D.at(i, j) = acc;
+  std::function<void(int, int)> work;
+  if (Sp) {
+    // block-scaled: the reference, one dot per instruction (no fast kernel takes scales yet)
+    std::vector<uint64_t> Bt(static_cast<size_t>(N) * Kp, 0);
+    for (int k = 0; k < K; ++k)
+      for (int j = 0; j < N; ++j) Bt[static_cast<size_t>(j) * Kp + k] = B.at(k, j);
+    work = [&, Bt = std::move(Bt)](int r0, int r1) {
+      std::vector<uint64_t> a(Kp, 0);
+      for (int i = r0; i < r1; ++i) {
+        for (int k = 0; k < K; ++k) a[k] = A.at(i, k);
+        for (int j = 0; j < N; ++j) {
+          const uint64_t* bj = &Bt[static_cast<size_t>(j) * Kp];
+          uint64_t acc = C.at(i, j);
+          for (int k0 = 0; k0 < Kp; k0 += instr_k)
+            acc = dot(dp, &a[k0], bj + k0, instr_k, acc,
+                      ScaleRefs{&sc.a.v[static_cast<size_t>(i) * Sp + k0 / dp.scale_block],
+                                &sc.b.v[static_cast<size_t>(j) * Sp + k0 / dp.scale_block]});
+          D.at(i, j) = acc;
+        }
       }
-    }
-  };
+    };
+  } else if (fits32(dp)) {
+    work = batched_rows<uint32_t>(fd, instr_k, A, B, C, D);
+  } else {
+    work = batched_rows<uint64_t>(fd, instr_k, A, B, C, D);
+  }
   const int chunk = (M + static_cast<int>(threads) - 1) / static_cast<int>(threads);
   run_parallel(threads, [&](unsigned t) {
     const int r0 = std::min(M, static_cast<int>(t) * chunk), r1 = std::min(M, r0 + chunk);
