@@ -182,7 +182,7 @@ struct DotCmd {
     }
     if (dv.size() == 1) {
       if (trace)
-        for (const auto& r : traces[0].rows) std::printf("  %-24s %s\n", r.first.c_str(), r.second.c_str());
+        std::fputs(traces[0].text().c_str(), stdout);
       std::printf("d = 0x%s  %s\n", hex(dv[0].out_fmt, ds[0]).c_str(), to_decimal(dv[0].out_fmt, ds[0]).c_str());
       return 0;
     }
@@ -210,12 +210,12 @@ struct DotCmd {
       int g = 0;
       bool seen = false;
       for (const auto& x : tr.rows) {
-        if (x.first == "group") {
+        if (x.name == "group") {
           g = seen ? g + 1 : 0;
           seen = true;
           continue;
         }
-        r.push_back(Row{g, x.first, x.second});
+        r.push_back(Row{g, x.name, x.value});
       }
       return r;
     };

@@ -32,6 +32,7 @@
 #include "matcore/rtl.hpp"
 #include "matcore/explore.hpp"
 #include "matcore/validate.hpp"
+#include "matcore/svg.hpp"
 
 namespace py = pybind11;
 using namespace mc;
@@ -204,6 +205,57 @@ Matrix matrix_of(const F64& x, const Format& f, Rounding r, const char* what, bo
   const double* p = x.data();
   for (size_t i = 0; i < M.v.size(); ++i) M.v[i] = f == kBinary64 ? to_bits64(p[i]) : convert(kBinary64, to_bits64(p[i]), f, is_c ? Rounding::RNE : r);
   return M;
+}
+
+
+/// One dot product of 1-D bit-pattern arrays (and its 1-D block scales), traced into t.
+uint64_t one_dot(const Datapath& dp, const py::handle& ah, const py::handle& bh, uint64_t c, const py::handle& sah,
+                 const py::handle& sbh, Trace* t) {
+  const U64 a = bits_arg(ah, "a"), b = bits_arg(bh, "b");
+  if (a.ndim() != 1 || b.ndim() != 1 || a.shape(0) != b.shape(0) || a.shape(0) < 1)
+    throw py::value_error("a and b must be 1-D with the same length K >= 1 (one dot product)");
+  check_width(a, dp.a_fmt, "a");
+  check_width(b, dp.b_fmt, "b");
+  const uint64_t mask = dp.out_fmt.width() >= 64 ? ~uint64_t{0} : (uint64_t{1} << dp.out_fmt.width()) - 1;
+  if (c & ~mask) throw py::value_error("c is not a " + dp.out_fmt.name + " bit pattern");
+  // block scales: 1-D, ceil(K / scale_block) patterns each (the (N, ...) check of dot with N = 1)
+  const int K = static_cast<int>(a.shape(0));
+  auto one_row = [&](const py::handle& h, const char* what) {
+    if (h.is_none()) return U64();
+    U64 s = bits_arg(h, what);
+    if (s.ndim() != 1) throw py::value_error(std::string(what) + " must be 1-D (one dot product)");
+    return scales_arg(dp, s.reshape({static_cast<py::ssize_t>(1), s.shape(0)}), what, 1, K);
+  };
+  const U64 sa = one_row(sah, "sa"), sb = one_row(sbh, "sb");
+  const ScaleRefs r{sa.size() ? sa.data() : nullptr, sb.size() ? sb.data() : nullptr};
+  return dot(dp, a.data(), b.data(), K, c, r, t);
+}
+
+py::int_ big_int(u128 x) { return py::reinterpret_steal<py::int_>(PyLong_FromString(to_hex(x).c_str(), nullptr, 16)); }
+
+/// The trace as records: per group and stage, each record's signals with their bits.
+py::list trace_records(const Trace& t) {
+  py::list out;
+  int group = 0;
+  for (const TraceRow& r : t.rows) {
+    if (r.name == "group") group = std::stoi(r.value);
+    if (r.signals.empty()) continue;
+    py::dict d, bits, widths;
+    d["group"] = group;
+    d["stage"] = r.name.substr(0, r.name.find('.'));
+    d["signal"] = r.name;
+    d["value"] = r.value;
+    for (const TraceSignal& sg : r.signals) {
+      bits[sg.name.c_str()] = big_int(sg.bits);
+      widths[sg.name.c_str()] = sg.width;
+    }
+    d["bits"] = bits;
+    d["widths"] = widths;
+    d["number"] = r.number.on ? py::object(py::make_tuple(r.number.neg ? -1 : 1, big_int(r.number.mag), r.number.lsb))
+                              : py::object(py::none());
+    out.append(d);
+  }
+  return out;
 }
 
 }  // namespace
@@ -509,29 +561,31 @@ PYBIND11_MODULE(matcore, m) {
   m.def(
       "trace",
       [](const Datapath& dp, const py::handle& ah, const py::handle& bh, uint64_t c, const py::handle& sah,
-         const py::handle& sbh) {
-        const U64 a = bits_arg(ah, "a"), b = bits_arg(bh, "b");
-        if (a.ndim() != 1 || b.ndim() != 1 || a.shape(0) != b.shape(0) || a.shape(0) < 1)
-          throw py::value_error("a and b must be 1-D with the same length K >= 1 (one dot product)");
-        check_width(a, dp.a_fmt, "a");
-        check_width(b, dp.b_fmt, "b");
-        const uint64_t mask = dp.out_fmt.width() >= 64 ? ~uint64_t{0} : (uint64_t{1} << dp.out_fmt.width()) - 1;
-        if (c & ~mask) throw py::value_error("c is not a " + dp.out_fmt.name + " bit pattern");
-        // block scales: 1-D, ceil(K / scale_block) patterns each (the (N, ...) check of dot with N = 1)
-        const int K = static_cast<int>(a.shape(0));
-        auto one_row = [&](const py::handle& h, const char* what) {
-          if (h.is_none()) return U64();
-          U64 s = bits_arg(h, what);
-          if (s.ndim() != 1) throw py::value_error(std::string(what) + " must be 1-D (one dot product)");
-          return scales_arg(dp, s.reshape({static_cast<py::ssize_t>(1), s.shape(0)}), what, 1, K);
-        };
-        const U64 sa = one_row(sah, "sa"), sb = one_row(sbh, "sb");
+         const py::handle& sbh, bool records) {
         Trace t;
-        const ScaleRefs r{sa.size() ? sa.data() : nullptr, sb.size() ? sb.data() : nullptr};
-        const uint64_t d = dot(dp, a.data(), b.data(), K, c, r, &t);
-        return py::make_tuple(t.rows, d);
+        const uint64_t d = one_dot(dp, ah, bh, c, sah, sbh, &t);
+        if (records) return py::make_tuple(trace_records(t), d);
+        py::list rows;
+        for (const TraceRow& r : t.rows) rows.append(py::make_tuple(r.name, r.value));
+        return py::make_tuple(rows, d);
       },
       py::arg("dp"), py::arg("a"), py::arg("b"), py::arg("c") = 0, py::arg("sa") = py::none(), py::arg("sb") = py::none(),
+      py::arg("records") = false,
       "the stages of one dot product: ([(signal, value), ...], d) with the names of matcore dot --trace; "
-      "sa, sb: its block scales (1-D) for a block-scaled type");
+      "sa, sb: its block scales (1-D) for a block-scaled type; records=True: each row a dict "
+      "{'group', 'stage', 'signal', 'value', 'bits': {signal: int}, 'widths': {signal: int}, 'number'}, "
+      "the bits those of the SystemC and RTL VCDs under the same names, the aligned terms (aligner.v<i>) "
+      "included, number = (sign, magnitude, lsb) for a record that stands for a number (value = "
+      "sign * magnitude * 2^lsb), else None");
+
+  m.def(
+      "svg",
+      [](const Datapath& dp, const py::handle& ah, const py::handle& bh, uint64_t c, const py::handle& sah,
+         const py::handle& sbh) {
+        SvgPanel p{dp, Trace{}, 0};
+        p.d = one_dot(dp, ah, bh, c, sah, sbh, &p.trace);
+        return trace_svg({p});
+      },
+      py::arg("dp"), py::arg("a"), py::arg("b"), py::arg("c") = 0, py::arg("sa") = py::none(), py::arg("sb") = py::none(),
+      "the stage-by-stage picture of one dot product (the SVG document of matcore dot --svg)");
 }

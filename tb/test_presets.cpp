@@ -252,8 +252,8 @@ TEST(Plan, TraceRowsAreSignalsOfThePlan) {
         Trace t;
         dot(dp, a.data(), b.data(), K, c, &t);
         for (const auto& row : t.rows) {
-          if (row.first == "group" || row.first == "order") continue;
-          EXPECT_NE(find_signal(table, row.first), nullptr) << dp.name() << " " << dp.out_fmt.name << ": " << row.first;
+          if (row.name == "group" || row.name == "order") continue;
+          EXPECT_NE(find_signal(table, row.name), nullptr) << dp.name() << " " << dp.out_fmt.name << ": " << row.name;
         }
       }
     }

@@ -65,7 +65,7 @@ size_t compare_rtl(const Datapath& dp, const std::vector<Sample>& s, std::string
       for (size_t j = 0; j < s[i].sa.size(); ++j) o << (j ? " " : "\n  scales a/b: ") << to_hex(s[i].sa[j]) << "/" << to_hex(s[i].sb[j]);
       o << "\n  model stages:\n";
       dot(dp, s[i].a.data(), s[i].b.data(), K, s[i].c, scale_refs(s[i].sa, s[i].sb), &tr);
-      for (const auto& r : tr.rows) o << "    " << r.first << " = " << r.second << "\n";
+      o << tr.text("    ");
       *first = o.str();
     }
   }
@@ -438,8 +438,8 @@ TEST(RtlTrace, SameSignalsAsTheTableAndTheCoreTrace) {
     Trace tr;
     dot(dp, a.data(), b.data(), 3, parse_operand(dp.out_fmt, "0.75"), &tr);
     for (const auto& r : tr.rows) {
-      if (r.first != "group" && r.first != "order") {
-        EXPECT_TRUE(got.count(r.first)) << dp.name() << ": " << r.first;
+      if (r.name != "group" && r.name != "order") {
+        EXPECT_TRUE(got.count(r.name)) << dp.name() << ": " << r.name;
       }
     }
   }

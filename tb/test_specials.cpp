@@ -76,8 +76,8 @@ TEST(IntermediateOverflow, TheTraceShowsThePairThatOverflowed) {
   EXPECT_EQ(dot(dp, a.data(), b.data(), 4, ovf::kNInf32, &tr), ovf::kAmdNaN32);
   bool pair = false, decided = false;
   for (const auto& row : tr.rows) {
-    if (row.first == "adder.pair0_0") pair = row.second == "0x7f800000";
-    if (row.first == "specials.kind") decided = true;
+    if (row.name == "adder.pair0_0") pair = row.value == "0x7f800000";
+    if (row.name == "specials.kind") decided = true;
   }
   EXPECT_TRUE(pair);
   EXPECT_FALSE(decided);  // c = -Inf did not decide d before the tree

@@ -222,6 +222,26 @@ def test_trace_names():
     assert d == 0x3F800001
 
 
+def test_trace_records_carry_the_bits():
+    # h100 fp16 (F = 25 bits below e_max): 1*1 + 2^-20*1 + 3*(-1) + c = 1; e_max = 1 (the product
+    # -3), every term aligned to 2^-24 units: the records hold those integers, the sum and d
+    dp = matcore.preset("h100", "fp16")
+    a = matcore.encode(np.array([1.0, 2.0**-20, 3.0]), "binary16")
+    b = matcore.encode(np.array([1.0, 1.0, -1.0]), "binary16")
+    rows, d = matcore.trace(dp, a, b, 0x3F800000, records=True)
+    by = {r["signal"]: r for r in rows}
+    assert by["aligner.e_max"]["bits"] == {"aligner.e_max": 1}
+    assert by["aligner.v1"]["number"] == (1, 16, -24)           # 2^-20 = 16 * 2^-24
+    assert by["aligner.v2"]["number"] == (-1, 3 << 24, -24)     # -3
+    assert by["aligner.v2"]["bits"]["aligner.v2"] == (1 << 29) - (3 << 24)  # two's complement, 29 bits
+    assert by["adder.s_acc"]["number"] == (-1, (1 << 24) - 16, -24)        # 1 + 2^-20 - 3 + 1
+    assert by["adder.s_acc"]["widths"] == {"adder.s_acc": 35, "adder.s_acc_e": 32, "adder.s_acc_f": 32}
+    assert by["rounder.d"]["bits"]["rounder.d"] == d == 0xBF7FFFF0
+    assert [r["stage"] for r in rows][-1] == "rounder"
+    svg = matcore.svg(dp, a, b, 0x3F800000)
+    assert svg.startswith("<?xml") and "multiplier.p1" in svg and svg.rstrip().endswith("</svg>")
+
+
 def test_bad_arrays_raise_clear_errors():
     dp = matcore.preset("mi300x", "fp16")
     a = np.zeros((4, 16), dtype=np.uint64)

@@ -132,7 +132,7 @@ TEST_P(RtlStages, EverySignalEqualsTheCxxStages) {
   ASSERT_FALSE(shipped.empty()) << layout;
   const int k = 2 * dp.n_fma + 3;  // three groups or more, the last one partial
   const size_t per_sample = static_cast<size_t>((k + dp.n_fma - 1) / dp.n_fma);
-  size_t compared = 0, groups = 0;
+  size_t compared = 0, groups = 0, compared_trace = 0;
   for (const char* strategy : {"bits", "expmant --subnormal"}) {
     const std::string set = dir + "/" + std::string(strategy).substr(0, 4);
     std::string out;
@@ -220,11 +220,39 @@ TEST_P(RtlStages, EverySignalEqualsTheCxxStages) {
       }
     }
     EXPECT_EQ(reported, 0) << "signals that differ (first 12 shown)";
+    // and the RTL against the records of the C++ trace itself (mc::dot, what `dot --trace`
+    // prints): every signal of every record, read when the record's stage holds (sample, group)
+    const std::vector<SignalField> table = signal_table(dp);
+    const int ns = dp.scaled() ? scales_per_sample(dp, k) : 0;
+    const ScaleFile xa = ns ? read_scale_file(set + "/sa.txt", ns, dp.scale_fmt) : ScaleFile{},
+                    xb = ns ? read_scale_file(set + "/sb.txt", ns, dp.scale_fmt) : ScaleFile{};
+    for (uint64_t i : {5u, 1u, 3u, 0u}) {
+      Trace tr;
+      dot(dp, &ss.a[i * k], &ss.b[i * k], k, ss.c[i], ns ? ScaleRefs{&xa.v[i * ns], &xb.v[i * ns]} : ScaleRefs{}, &tr);
+      uint64_t g = 0;
+      for (const TraceRow& row : tr.rows) {
+        if (row.name == "group") g = std::stoull(row.value);
+        for (const TraceSignal& sg : row.signals) {
+          const Key key{mc_test::owner_of(dp, table, row.name), i, g};
+          const auto at = got.find(key);
+          const std::string where = std::get<0>(key) + " sample " + std::to_string(i) + " group " + std::to_string(g) + " (" + strategy + ")";
+          if (at == got.end() || !at->second.count(sg.name)) {
+            ADD_FAILURE() << where << ": the RTL VCD holds no " << sg.name << " (record " << row.name << ")";
+            continue;
+          }
+          ++compared_trace;
+          EXPECT_EQ(to_hex(mc_test::to_u128(at->second.at(sg.name))), to_hex(sg.bits))
+              << where << ": " << sg.name << " rtl against the C++ record " << row.name << " = " << row.value;
+        }
+      }
+    }
     std::remove(sc_vcd.c_str());
     std::remove(rtl_vcd.c_str());
   }
   EXPECT_EQ(groups, 2u * 4u * per_sample) << "(sample, group) pairs seen by the issue stage";
+  EXPECT_GT(compared_trace, 100u) << "signals of C++ trace records compared with the RTL";
   RecordProperty("signals_compared", static_cast<int>(compared));
+  RecordProperty("trace_signals_compared", static_cast<int>(compared_trace));
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, RtlStages, ::testing::ValuesIn(kCases),

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "matcore/model.hpp"
+#include "matcore/plan.hpp"
 #include "matcore/presets.hpp"
 #include "matcore/table.hpp"
 #include "matcore/vectors.hpp"
@@ -205,16 +206,16 @@ int run(const std::string& cmd, std::string* out) { return mc_test::run_command(
 
 /// The core Trace of dot, per group ("group" rows split it; rows after the last group that
 /// belong to the final c addition are put in the last group).
-std::vector<std::vector<std::pair<std::string, std::string>>> core_groups(const Datapath& dp, const TraceCase& t) {
+std::vector<std::vector<TraceRow>> core_groups(const Datapath& dp, const TraceCase& t) {
   Trace tr;
   const uint64_t c = c_from_binary32(dp, t.c32);
   dot(dp, t.a.data(), t.b.data(), static_cast<int>(t.a.size()), c,
       scale_refs(t.sa, t.sb), &tr);
-  std::vector<std::vector<std::pair<std::string, std::string>>> g(1);
+  std::vector<std::vector<TraceRow>> g(1);
   bool seen_group = false;
-  for (const auto& r : tr.rows) {
-    if (r.first == "order") continue;
-    if (r.first == "group") {
+  for (const TraceRow& r : tr.rows) {
+    if (r.name == "order") continue;
+    if (r.name == "group") {
       if (seen_group) g.emplace_back();
       seen_group = true;
       continue;
@@ -256,96 +257,24 @@ TEST_P(VcdTrace, EveryStageSignalHasTheCoreValue) {
     ADD_FAILURE() << stage << " never holds group " << g;
     return 0;
   };
-  auto fixed = [&](const std::string& n, uint64_t x) -> std::string {
-    const int e = v.i32(n + "_e", x);
-    if (e == INT_MIN) return "0";
-    return render(Fixed{v.s(n, x), e, v.i32(n + "_f", x)});
-  };
-  const bool late = dp.adder == AdderKind::Fused && dp.late_c;
+  const std::vector<SignalField> table = signal_table(dp);
   const auto groups = core_groups(dp, t);
   size_t checked = 0;
   for (size_t g = 0; g < groups.size(); ++g) {
-    for (const auto& row : groups[g]) {
-      const std::string& n = row.first;
-      const std::string& want = row.second;
-      std::string got;
-      const int gi = static_cast<int>(g);
-      if (n != "group" && n != "order") {
-        EXPECT_TRUE(v.has(n)) << "core trace row '" << n << "' is not a VCD signal of that name";
-      }
-      if (n.rfind("multiplier.p", 0) == 0) {
-        const std::string& p = n;
-        const uint64_t x = when("multiplier", gi);
-        const int cls = static_cast<int>(v.u(p + "_cls", x));
-        const bool neg = v.u(p + "_s", x);
-        const int frac = dp.prod_round_out ? of.mbits : dp.a_fmt.mbits + dp.b_fmt.mbits;
-        if (cls == static_cast<int>(Class::Normal))
-          got = std::string(neg ? "-" : "+") + "0x" + to_hex(static_cast<u128>(v.s(p, x)) &
-                ((static_cast<u128>(1) << v.bits(p, x).size()) - 1)) + " frac=" + std::to_string(frac) +
-                " exp=" + std::to_string(v.i32(p + "_e", x));
-        else
-          got = std::string(neg ? "-" : "+") + to_string(static_cast<Class>(cls));
-        if (want.find(" (overflow)") != std::string::npos) got += " (overflow)";
-      } else if (n == "multiplier.c") {
-        got = describe(of, v.u(n, when("issue", gi)));
-      } else if (n.rfind("scaler.s", 0) == 0 || n.rfind("grouper.sa", 0) == 0 || n.rfind("grouper.sb", 0) == 0) {
-        got = describe(dp.scale_fmt, v.u(n, when(n.substr(0, n.find('.')), gi)));
-      } else if (n.rfind("scaler.e_s", 0) == 0) {
-        const std::string j = n.substr(10);
-        const uint64_t x = when("scaler", gi);
-        const ScaleProduct s = scale_product(dp.scale_fmt, v.u("scaler.sa" + j, x), v.u("scaler.sb" + j, x));
-        got = s.cls == Class::Normal ? std::to_string(v.i32(n, x)) : s.cls == Class::Zero ? "zero" : "nan";
-      } else if (n.rfind("grouper.s", 0) == 0) {
-        got = fixed(n, when("grouper", gi));
-      } else if (n.rfind("grouper.e", 0) == 0) {
-        const int e = v.i32(n, when("grouper", gi));
-        got = std::to_string(e) + (e == dp.emin_lim && want.find("e_zero") != std::string::npos ? " (e_zero)" : "");
-      } else if (n == "specials.kind") {
-        const int k = static_cast<int>(v.u("specials.kind", when(dp.adder == AdderKind::Fused ? "aligner" : dp.adder == AdderKind::Exact ? "adder" : "adder_l0", gi)));
-        got = k == 1 ? "nan_in" : k == 2 ? "invalid" : "inf";
-      } else if (n == "aligner.e_max" || n == "aligner.e_max_odd" || n == "aligner.e_max_even") {
-        const int e = v.i32(n, when("aligner", gi));
-        got = e == INT_MIN ? "none" : std::to_string(e);
-      } else if (n == "aligner.sticky" || n == "aligner.sticky_odd" || n == "aligner.sticky_even") {
-        got = std::to_string(v.u(n, when("aligner", gi)));
-      } else if (n == "adder.s_sum_odd" || n == "adder.s_sum_even") {
-        got = fixed(n, when("adder", gi));
-      } else if (n == "adder.s_sum") {
-        got = fixed(n, when(dp.interleave == 2 ? "oddeven" : "adder", gi));
-      } else if (n == "adder.s_acc") {
-        got = fixed(n, when("adder", gi));
-      } else if (n == "cadd.e_c") {
-        got = std::to_string(v.i32(n, when("cadd", gi)));
-      } else if (n == "cadd.branch") {
-        got = v.u(n, when("cadd", gi)) ? "c_shifted" : "sum_shifted";
-      } else if (n == "cadd.c_dropped") {
-        got = std::to_string(v.u(n, when("cadd", gi)));
-      } else if (n == "normaliser.sticky") {  // c alignment and normalisation together
-        got = std::to_string(v.u(n, when("normaliser", gi)));
-      } else if (n == "cadd.s_acc" || n == "normaliser.s_acc") {
-        ASSERT_TRUE(late);
-        got = fixed("normaliser.s_acc", when("normaliser", gi));
-        if (n == "cadd.s_acc") {
-          EXPECT_EQ(fixed("cadd.s_acc", when("cadd", gi)), want) << "cadd.s_acc (VCD)";
+    for (const TraceRow& row : groups[g]) {
+      // every record is a VCD signal of that name, and each of its signals has the record's
+      // bits when the record's stage holds the group
+      EXPECT_FALSE(row.signals.empty()) << row.name;
+      const uint64_t x = when(mc_test::owner_of(dp, table, row.name), static_cast<int>(g));
+      for (const TraceSignal& sg : row.signals) {
+        if (!v.has(sg.name)) {
+          ADD_FAILURE() << "core trace signal '" << sg.name << "' is not a VCD signal of that name";
+          continue;
         }
-        EXPECT_EQ(v.u("normaliser.active", when("normaliser", gi)), n == "normaliser.s_acc" ? 1u : 0u);
-      } else if (n == "adder.exact") {
-        const uint64_t x = when("adder", gi);
-        got = std::string(v.u("adder.exact_s", x) ? "-0x" : "0x") + to_hex(static_cast<u128>(v.s(n, x))) +
-              "*2^" + std::to_string(v.i32("adder.exact_e", x)) + (v.u("adder.exact_sticky", x) ? " +sticky" : "");
-      } else if (n.rfind("adder.pair", 0) == 0) {
-        const std::string lk = n.substr(10);  // "<d>_<k>"
-        got = "0x" + to_hex(v.u(n, when("adder_l" + lk.substr(0, lk.find('_')), gi)));
-      } else if (n == "rounder.d") {
-        got = describe(of, v.u(n, when("rounder", gi)));
-      } else if (n == "cfinal.d") {
-        got = describe(of, v.u(n, when("cfinal", gi)));
-      } else {
-        ADD_FAILURE() << "core trace row '" << n << "' has no SystemC signal";
-        continue;
+        EXPECT_EQ(to_hex(mc_test::to_u128(v.bits(sg.name, x))), to_hex(sg.bits))
+            << sg.name << " (group " << g << ", record " << row.name << " = " << row.value << ")";
+        ++checked;
       }
-      EXPECT_EQ(got, want) << n << " (group " << g << ")";
-      ++checked;
     }
   }
   EXPECT_GT(checked, 8u);

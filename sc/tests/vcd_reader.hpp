@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "matcore/bits.hpp"
+#include "matcore/plan.hpp"
 
 namespace mc_test {
 
@@ -99,6 +100,22 @@ inline Vcd read_vcd(const std::string& path) {
     }
   }
   return v;
+}
+
+/// The stage whose register holds the signal `name` (its signal_table group; the specials
+/// detector's outputs belong to the stage after the multiplier and the scale stages).
+inline std::string owner_of(const mc::Datapath& dp, const std::vector<mc::SignalField>& table, const std::string& name) {
+  const mc::SignalField* f = mc::find_signal(table, name);
+  if (!f) return "";
+  if (f->group != "specials") return f->group;
+  return mc::plan(dp)[static_cast<size_t>(mc::specials_index(mc::stage_list(dp)))].name;
+}
+
+/// A VCD value (binary digits, leading zeros possibly dropped) as an unsigned number.
+inline mc::u128 to_u128(const std::string& bits) {
+  mc::u128 x = 0;
+  for (char ch : bits) x = x * 2 + (ch == '1');
+  return x;
 }
 
 }  // namespace mc_test

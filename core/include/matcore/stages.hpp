@@ -15,10 +15,48 @@
 
 namespace mc {
 
-/// Optional stage-by-stage record of one evaluation: (signal name, rendered value) rows.
+/// One signal of a trace record as the SystemC VCD and the Verilated RTL carry it: the name and
+/// width of its signal_table entry (plan.hpp) and its bits (a signed value in two's
+/// complement, cut to the width as the probe cuts it).
+struct TraceSignal {
+  std::string name;
+  int width = 1;
+  u128 bits = 0;
+};
+
+/// The number a record stands for, for drawings: (-1)^neg * mag * 2^lsb, its digits shown from
+/// weight lsb up to weight msb. on == false: nothing to draw (a flag, an exponent, a special).
+struct TraceNumber {
+  bool on = false;
+  bool neg = false;
+  u128 mag = 0;
+  int lsb = 0, msb = 0;
+};
+
+/// One stage record of a trace: its signals (the bits) and their readable rendering.
+///
+///   name     aligner.e_max          the record's first signal (docs/systemc.md)
+///   value    "-24"                  what `dot --trace` prints
+///   signals  {aligner.e_max, 32, 0xffffffe8}
+///   number   the value as digits at weights, where it has one (products, sums, d)
+///
+/// "group" and "order" rows annotate the dot product: a value, no signals.
+struct TraceRow {
+  std::string name;
+  std::string value;
+  std::vector<TraceSignal> signals;
+  TraceNumber number;
+  /// The first signal's bits as Verilog writes them (W'hX), "" for an annotation.
+  std::string bits() const;
+};
+
+/// Optional stage-by-stage record of one evaluation (mc::dot): the rows in stage order.
 struct Trace {
-  std::vector<std::pair<std::string, std::string>> rows;
-  void add(const std::string& name, const std::string& value) { rows.emplace_back(name, value); }
+  std::vector<TraceRow> rows;
+  void add(const std::string& name, const std::string& value) { rows.push_back(TraceRow{name, value, {}, {}}); }
+  void add(TraceRow r) { rows.push_back(std::move(r)); }
+  /// The rows as `dot --trace` prints them, one a line: name, rendering, bits (W'hX).
+  std::string text(const std::string& indent = "  ") const;
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -78,7 +78,7 @@ FastCheck check_fast(const Datapath& dp, uint64_t n, uint32_t seed, int K) {
         o << "\n  c = " << to_hex_bits(dp.out_fmt, Cs[j]) << "\n  reference stages:\n";
         Trace t;
         dot(dp, pa, pb, K, Cs[j], &t);
-        for (const auto& row : t.rows) o << "    " << row.first << " = " << row.second << "\n";
+        o << t.text("    ");
         r.first = o.str();
       }
     }

@@ -16,6 +16,78 @@ constexpr int kMaxGroup = 64;
 
 std::string hexu(uint64_t v) { return "0x" + to_hex(v); }
 
+// ---- the trace records ----------------------------------------------------------------------
+/// Writes the stage records of one dot product into a Trace: each record's signals with the
+/// widths of signal_table(dp), the widths the SystemC probes and the RTL views have, so a row's
+/// bits are those the VCDs show under the same name; and the rendering `dot --trace` prints.
+class Rec {
+ public:
+  Rec(const Datapath& dp, Trace* tr) : dp_(dp), tr_(tr) {
+    if (tr) table_ = signal_table(dp);
+  }
+  Trace* trace() const { return tr_; }
+  void text(const std::string& name, const std::string& value) const { tr_->add(name, value); }
+  void flag(const std::string& name, bool v) const { put(name, v ? "1" : "0", {sig(name, v)}); }
+  void integer(const std::string& name, int v, const std::string& value) const { put(name, value, {sig(name, v)}); }
+  void integer(const std::string& name, int v) const { integer(name, v, std::to_string(v)); }
+  /// A bit pattern of f; number: its value, when f is the output format (c, d, a pair sum).
+  void pattern(const std::string& name, const Format& f, uint64_t bits, const std::string& value) const {
+    TraceRow& r = put(name, value, {sig(name, static_cast<i128>(bits))});
+    const Unpacked u = decode(f, bits);
+    if (f == dp_.out_fmt && (u.cls == Class::Normal || u.cls == Class::Subnormal))
+      r.number = digits(u.sign, u.sig, u.exp - u.mbits, u.mbits + 1);
+  }
+  void pattern(const std::string& name, const Format& f, uint64_t bits) const { pattern(name, f, bits, describe(f, bits)); }
+  /// A fixed-point value: NAME (two's complement), NAME_e, NAME_f.
+  void fixed(const std::string& name, const Fixed& x, const std::string& value) const {
+    TraceRow& r = put(name, value, {sig(name, x.v), sig(name + "_e", x.exp), sig(name + "_f", x.frac)});
+    if (x.exp == kNone) return;
+    const u128 m = x.v < 0 ? static_cast<u128>(-x.v) : static_cast<u128>(x.v);
+    r.number = digits(x.v < 0, m, x.exp - x.frac, std::max(msb_index(m) + 1, x.frac + 1));
+  }
+  void fixed(const std::string& name, const Fixed& x) const { fixed(name, x, render(x)); }
+  /// An aligned term (aligner.v<i>): its bits at frac fraction bits below e_max, shown as that
+  /// fixed-point value; one signal, the lane of the adder.
+  void term(const std::string& name, const Fixed& x) const {
+    TraceRow& r = put(name, render(x), {sig(name, x.v)});
+    const u128 m = x.v < 0 ? static_cast<u128>(-x.v) : static_cast<u128>(x.v);
+    r.number = digits(x.v < 0, m, x.exp - x.frac, std::max(msb_index(m) + 1, x.frac + 1));
+  }
+  /// A product (or c) as the multiplier gives it: NAME (significand), NAME_e, NAME_s, NAME_cls.
+  void product(const std::string& name, const Product& p, const std::string& value) const {
+    TraceRow& r = put(name, value, {sig(name, static_cast<i128>(p.sig)), sig(name + "_e", p.exp), sig(name + "_s", p.sign),
+                                    sig(name + "_cls", static_cast<int>(p.cls))});
+    if (p.cls != Class::Normal) return;
+    r.number = digits(p.sign, p.sig, p.exp - p.frac, msb_index(p.sig) + 1);
+    r.number.msb = std::max(r.number.msb, p.exp);  // the integer digit(s) of the unnormalised significand
+  }
+  /// An exact sum: NAME (the magnitude), NAME_e, NAME_s, NAME_sticky.
+  void exact(const std::string& name, const Exact& x, const std::string& value) const {
+    TraceRow& r = put(name, value, {sig(name, static_cast<i128>(x.mag)), sig(name + "_e", x.lsb_exp), sig(name + "_s", x.sign),
+                                    sig(name + "_sticky", x.sticky)});
+    r.number = digits(x.sign, x.mag, x.lsb_exp, x.mag ? msb_index(x.mag) + 1 : 1);
+  }
+
+ private:
+  TraceSignal sig(const std::string& name, i128 v) const {
+    const SignalField* f = find_signal(table_, name);
+    if (!f) throw std::logic_error("trace: '" + name + "' is not a signal of " + dp_.name() + "'s plan");
+    u128 b = static_cast<u128>(v);
+    if (f->width < 128) b &= (static_cast<u128>(1) << f->width) - 1;
+    return TraceSignal{name, f->width, b};
+  }
+  TraceRow& put(const std::string& name, const std::string& value, std::vector<TraceSignal> s) const {
+    tr_->add(TraceRow{name, value, std::move(s), {}});
+    return tr_->rows.back();
+  }
+  static TraceNumber digits(bool neg, u128 mag, int lsb, int n) {
+    return TraceNumber{true, neg, mag, lsb, lsb + std::max(n, 1) - 1};
+  }
+  const Datapath& dp_;
+  Trace* tr_;
+  std::vector<SignalField> table_;
+};
+
 // ---- the reference interpreter --------------------------------------------------------------
 // mc::dot folds each group of products through stage_list(dp), the same list plan() names and
 // the SystemC top, the RTL generator and the layouts are built from. Each stage is one entry of
@@ -54,10 +126,10 @@ struct Group {
 
 const char* set_tag(const Group& g, int s) { return g.sets == 1 ? "" : s == 0 ? "_odd" : "_even"; }
 
-void issue(const Datapath&, const StageStep&, Group&, Trace*) {}  // operand registers only
+void issue(const Datapath&, const StageStep&, Group&, const Rec*) {}  // operand registers only
 
 /// Exact products and c (stage 2); d's zero sign is fixed here.
-void multiplier(const Datapath& dp, const StageStep&, Group& g, Trace* tr) {
+void multiplier(const Datapath& dp, const StageStep&, Group& g, const Rec* tr) {
   MulCfg mc;
   mc.overflow_exp = dp.prod_overflow_exp;
   mc.round_out = dp.prod_round_out;
@@ -66,35 +138,35 @@ void multiplier(const Datapath& dp, const StageStep&, Group& g, Trace* tr) {
   for (int i = 0; i < g.n; ++i) {
     const Product& p = g.t[i] = multiply(decode_operand(dp.a_fmt, g.a[i], dp.sub_in), decode_operand(dp.b_fmt, g.b[i], dp.sub_in), mc);
     if (tr)
-      tr->add("multiplier.p" + std::to_string(i),
-              p.cls == Class::Normal ? std::string(p.sign ? "-" : "+") + "0x" + to_hex(p.sig) + " frac=" +
-                                           std::to_string(p.frac) + " exp=" + std::to_string(p.exp)
-                                     : std::string(p.sign ? "-" : "+") + to_string(p.cls) + (p.overflow ? " (overflow)" : ""));
+      tr->product("multiplier.p" + std::to_string(i), p,
+                  p.cls == Class::Normal ? std::string(p.sign ? "-" : "+") + "0x" + to_hex(p.sig) + " frac=" +
+                                               std::to_string(p.frac) + " exp=" + std::to_string(p.exp)
+                                         : std::string(p.sign ? "-" : "+") + to_string(p.cls) + (p.overflow ? " (overflow)" : ""));
   }
   g.t[g.n] = addend(decode_operand(dp.out_fmt, g.c, dp.sub_in));
-  if (tr) tr->add("multiplier.c", describe(dp.out_fmt, g.c));
+  if (tr) tr->pattern("multiplier.c", dp.out_fmt, g.c);
   g.zero_sign = zero_sum_sign(dp, g.t, g.n + 1);
 }
 
 /// The scale pair of block j (unit scales where none were given).
-ScaleProduct block_scale(const Datapath& dp, const Group& g, int j, Trace* tr, const char* stage, int local) {
+ScaleProduct block_scale(const Datapath& dp, const Group& g, int j, const Rec* tr, const char* stage, int local) {
   const uint64_t one = unit_scale_bits(dp.scale_fmt);
   const uint64_t x = g.sa ? g.sa[j] : one, y = g.sb ? g.sb[j] : one;
   if (tr) {
     const std::string l = std::to_string(local);
-    tr->add(std::string(stage) + ".sa" + l, describe(dp.scale_fmt, x));
-    tr->add(std::string(stage) + ".sb" + l, describe(dp.scale_fmt, y));
+    tr->pattern(std::string(stage) + ".sa" + l, dp.scale_fmt, x);
+    tr->pattern(std::string(stage) + ".sb" + l, dp.scale_fmt, y);
   }
   return scale_product(dp.scale_fmt, x, y);
 }
 
 /// ST-FDPA: every product times its block's alpha * beta (exact; the exponents add).
-void scaler(const Datapath& dp, const StageStep&, Group& g, Trace* tr) {
+void scaler(const Datapath& dp, const StageStep&, Group& g, const Rec* tr) {
   const int blk = dp.scale_block;
   for (int i = 0, local = 0; i < g.n; ++local) {
     const int j = (g.k0 + i) / blk, end = std::min(g.n, (j + 1) * blk - g.k0);
     const ScaleProduct s = block_scale(dp, g, j, tr, "scaler", local);
-    if (tr) tr->add("scaler.e_s" + std::to_string(local), s.cls == Class::Normal ? std::to_string(s.exp) : s.cls == Class::Zero ? "zero" : "nan");
+    if (tr) tr->integer("scaler.e_s" + std::to_string(local), s.exp, s.cls == Class::Normal ? std::to_string(s.exp) : s.cls == Class::Zero ? "zero" : "nan");
     for (; i < end; ++i) g.t[i] = scale_term(g.t[i], s);
   }
   g.zero_sign = zero_sum_sign(dp, g.t, g.n + 1);  // a zero scale makes a zero term
@@ -102,7 +174,7 @@ void scaler(const Datapath& dp, const StageStep&, Group& g, Trace* tr) {
 
 /// GST-FDPA: groups of G products summed exactly, each sum times its alpha * beta, aligned at
 /// e_alpha + e_beta; the groups and c are the aligner's terms (c moves to t[groups]).
-void grouper(const Datapath& dp, const StageStep&, Group& g, Trace* tr) {
+void grouper(const Datapath& dp, const StageStep&, Group& g, const Rec* tr) {
   const int G = dp.group_size, blk = dp.scale_block;
   int m = 0;
   for (int i = 0; i < g.n; i += G, ++m) {
@@ -112,9 +184,10 @@ void grouper(const Datapath& dp, const StageStep&, Group& g, Trace* tr) {
     if (tr) {  // the group term S * alpha.sig * beta.sig at its alignment exponent
       const std::string l = std::to_string(m);
       const i128 v = static_cast<i128>(t.sig);
-      if (t.cls == Class::Normal) tr->add("grouper.s" + l, render(Fixed{t.sign ? -v : v, t.exp, t.frac}));
-      tr->add("grouper.e" + l, t.cls == Class::Normal ? std::to_string(t.exp)
-                               : t.cls == Class::Zero ? std::to_string(dp.emin_lim) + " (e_zero)" : to_string(t.cls));
+      if (t.cls == Class::Normal) tr->fixed("grouper.s" + l, Fixed{t.sign ? -v : v, t.exp, t.frac});
+      tr->integer("grouper.e" + l, t.cls == Class::Normal ? t.exp : t.cls == Class::Zero ? dp.emin_lim : 0,
+                  t.cls == Class::Normal ? std::to_string(t.exp)
+                  : t.cls == Class::Zero ? std::to_string(dp.emin_lim) + " (e_zero)" : to_string(t.cls));
     }
     g.t[m] = t;
   }
@@ -126,19 +199,20 @@ void grouper(const Datapath& dp, const StageStep&, Group& g, Trace* tr) {
 /// The specials detector, the control register of the stage after the multiplier: NaN and
 /// Inf inputs decide d there (an infinity among the terms of a pairwise tree is left to the
 /// tree: special_at_inputs).
-void specials(const Datapath& dp, Group& g, Trace* tr) {
+void specials(const Datapath& dp, Group& g, const Rec* tr) {
   const SpecialKind sk = resolve_specials(g.t, g.n + 1);
   if (!special_at_inputs(dp, sk)) return;
   g.d = special_bits(dp, sk);
   if (sk == SpecialKind::NaNIn && dp.nan_keep_sign) g.d = nan_with_sign(dp, g.d, g.t, g.n, g.t[g.n]);
   g.resolved = true;
-  if (tr) tr->add("specials.kind", sk == SpecialKind::NaNIn ? "nan_in" : sk == SpecialKind::Invalid ? "invalid" : "inf");
+  if (tr)
+    tr->integer("specials.kind", static_cast<int>(sk), sk == SpecialKind::NaNIn ? "nan_in" : sk == SpecialKind::Invalid ? "invalid" : "inf");
 }
 
 /// Aligner: e_max of each set and every term aligned to it. Early c: c is one more term (c = 0
 /// takes part with c_zero_exp and no significand bits). Late c: the products only, each set
 /// (odd, even) at its own e_max; a set without a finite nonzero product shows nothing.
-void aligner(const Datapath& dp, const StageStep&, Group& g, Trace* tr) {
+void aligner(const Datapath& dp, const StageStep&, Group& g, const Rec* tr) {
   if (!dp.late_c) {
     Product& c = g.t[g.n];
     if (c.cls == Class::Zero && dp.c_zero_exp != kNone) {
@@ -155,8 +229,10 @@ void aligner(const Datapath& dp, const StageStep&, Group& g, Trace* tr) {
       g.sticky[0] |= a.sticky;
     }
     if (tr) {
-      tr->add("aligner.e_max", e == kNone ? "none" : std::to_string(e));
-      tr->add("aligner.sticky", g.sticky[0] ? "1" : "0");
+      tr->integer("aligner.e_max", e, e == kNone ? "none" : std::to_string(e));
+      tr->flag("aligner.sticky", g.sticky[0]);
+      for (int i = 0; e != kNone && i < g.terms; ++i)
+        tr->term(i < g.n ? "aligner.v" + std::to_string(i) : "aligner.vc", Fixed{g.v[i], e, dp.frac_bits});
     }
     return;
   }
@@ -175,15 +251,17 @@ void aligner(const Datapath& dp, const StageStep&, Group& g, Trace* tr) {
       g.sticky[s] |= a.sticky;
     }
     if (tr) {
-      tr->add(std::string("aligner.e_max") + set_tag(g, s), std::to_string(e));
-      tr->add(std::string("aligner.sticky") + set_tag(g, s), g.sticky[s] ? "1" : "0");
+      tr->integer(std::string("aligner.e_max") + set_tag(g, s), e);
+      tr->flag(std::string("aligner.sticky") + set_tag(g, s), g.sticky[s]);
     }
   }
+  for (int i = 0; tr && i < g.n; ++i)  // the aligned products, each at its set's e_max
+    if (g.e_max[i % g.sets] != kNone) tr->term("aligner.v" + std::to_string(i), Fixed{g.v[i], g.e_max[i % g.sets], dp.frac_bits});
 }
 
 /// The fused multi-term adder: the exact sum of each set's aligned terms (frac_bits fraction
 /// bits at its e_max). Early c: that sum is the accumulator (adder.s_acc).
-void adder(const Datapath& dp, const StageStep&, Group& g, Trace* tr) {
+void adder(const Datapath& dp, const StageStep&, Group& g, const Rec* tr) {
   const int stride = dp.late_c ? g.sets : 1;
   for (int s = 0; s < g.sets; ++s) {
     Fixed& f = g.sum[s] = Fixed{0, g.e_max[s], dp.frac_bits};
@@ -193,23 +271,23 @@ void adder(const Datapath& dp, const StageStep&, Group& g, Trace* tr) {
   if (!dp.late_c) {
     g.acc = g.sum[0];
     g.acc_zero = g.acc.exp == kNone;
-    if (tr) tr->add("adder.s_acc", g.acc_zero ? "0" : render(g.acc));
+    if (tr) tr->fixed("adder.s_acc", g.acc, g.acc_zero ? "0" : render(g.acc));
     return;
   }
   for (int s = 0; s < g.sets; ++s)
-    if (tr && g.sum[s].exp != kNone) tr->add(std::string("adder.s_sum") + set_tag(g, s), render(g.sum[s]));
+    if (tr && g.sum[s].exp != kNone) tr->fixed(std::string("adder.s_sum") + set_tag(g, s), g.sum[s]);
   g.acc = g.sum[0];
 }
 
 /// The odd and even sums combined at the larger e_max (interleave 2).
-void oddeven(const Datapath& dp, const StageStep&, Group& g, Trace* tr) {
+void oddeven(const Datapath& dp, const StageStep&, Group& g, const Rec* tr) {
   g.acc = combine_odd_even(g.sum[0], g.sum[1], dp.partial_frac);
-  if (tr) tr->add("adder.s_sum", g.acc.exp == kNone ? "0" : render(g.acc));
+  if (tr) tr->fixed("adder.s_sum", g.acc, g.acc.exp == kNone ? "0" : render(g.acc));
 }
 
 /// Late c (Algorithms 1 and 2): c aligned against the product sum with its round-down and
 /// added; c = 0 without c_zero_exp is discarded (the product sum is the result).
-void cadd(const Datapath& dp, const StageStep&, Group& g, Trace* tr) {
+void cadd(const Datapath& dp, const StageStep&, Group& g, const Rec* tr) {
   const Product& c = g.t[g.n];
   const int e_c = c.cls == Class::Normal ? c.exp : dp.c_zero_exp;
   if (e_c == kNone) {
@@ -226,34 +304,34 @@ void cadd(const Datapath& dp, const StageStep&, Group& g, Trace* tr) {
   g.ca = c_align(g.acc, c, e_c, cc);
   g.c_added = true;
   if (tr) {
-    tr->add("cadd.e_c", std::to_string(e_c));
-    tr->add("cadd.branch", g.ca.c_shifted ? "c_shifted" : "sum_shifted");
-    tr->add("cadd.c_dropped", g.ca.c_dropped ? "1" : "0");
+    tr->integer("cadd.e_c", e_c);
+    tr->integer("cadd.branch", g.ca.c_shifted, g.ca.c_shifted ? "c_shifted" : "sum_shifted");
+    tr->flag("cadd.c_dropped", g.ca.c_dropped);
   }
 }
 
 /// The normalisation point of the late-c sum (c_align's normalise + RD step; its sticky covers
 /// the c alignment too).
-void normaliser(const Datapath&, const StageStep&, Group& g, Trace* tr) {
+void normaliser(const Datapath&, const StageStep&, Group& g, const Rec* tr) {
   if (!g.c_added) return;
   g.acc = g.ca.acc;
   if (tr) {
-    tr->add("normaliser.sticky", g.ca.sticky ? "1" : "0");
-    tr->add(g.ca.normalised ? "normaliser.s_acc" : "cadd.s_acc", render(g.ca.acc));
+    tr->flag("normaliser.sticky", g.ca.sticky);
+    tr->fixed(g.ca.normalised ? "normaliser.s_acc" : "cadd.s_acc", g.ca.acc);
   }
 }
 
 /// The exact (Kulisch) sum of the products and c, rounded once.
-void exact(const Datapath& dp, const StageStep&, Group& g, Trace* tr) {
+void exact(const Datapath& dp, const StageStep&, Group& g, const Rec* tr) {
   Exact ex;
   g.d = exact_sum_round(g.t, g.n + 1, dp.out_fmt, out_opts(dp), g.zero_sign, &ex);
   g.resolved = true;
-  if (tr) tr->add("adder.exact", (ex.sign ? "-0x" : "0x") + to_hex(ex.mag) + "*2^" + std::to_string(ex.lsb_exp) + (ex.sticky ? " +sticky" : ""));
+  if (tr) tr->exact("adder.exact", ex, (ex.sign ? "-0x" : "0x") + to_hex(ex.mag) + "*2^" + std::to_string(ex.lsb_exp) + (ex.sticky ? " +sticky" : ""));
 }
 
 /// One level of the pairwise tree (CDNA2): fl(p_2k + p_2k+1), an odd last term passed on.
 /// Infinite terms reach the tree: each fl() resolves the specials of its two terms.
-void pair_level(const Datapath& dp, const StageStep& st, Group& g, Trace* tr) {
+void pair_level(const Datapath& dp, const StageStep& st, Group& g, const Rec* tr) {
   if (st.level == 0) {
     g.m = g.n;
     for (int i = 0; i < g.n; ++i) g.level[i] = g.t[i];
@@ -263,7 +341,7 @@ void pair_level(const Datapath& dp, const StageStep& st, Group& g, Trace* tr) {
   int k = 0;
   for (int i = 0; i + 1 < g.m; i += 2) {
     const PairSum ps = pair_sum(dp, g.level[i], g.level[i + 1]);
-    if (tr) tr->add("adder.pair" + std::to_string(st.level) + "_" + std::to_string(k), hexu(ps.bits));
+    if (tr) tr->pattern("adder.pair" + std::to_string(st.level) + "_" + std::to_string(k), dp.out_fmt, ps.bits, hexu(ps.bits));
     g.level[k++] = ps.sum;
   }
   if (g.m & 1) g.level[k++] = g.level[g.m - 1];
@@ -271,22 +349,22 @@ void pair_level(const Datapath& dp, const StageStep& st, Group& g, Trace* tr) {
 }
 
 /// The tree's final fl(c + tree).
-void pair_cadd(const Datapath& dp, const StageStep&, Group& g, Trace*) {
+void pair_cadd(const Datapath& dp, const StageStep&, Group& g, const Rec*) {
   if (g.n <= 1 && g.m == 0) g.level[0] = g.n ? g.t[0] : Product{};  // no level ran
   g.d = pair_sum(dp, g.t[g.n], g.level[0]).bits;
   g.resolved = true;
 }
 
 /// Rounding of the accumulator to out_fmt; rounder.d is d whichever stage decided it.
-void rounder(const Datapath& dp, const StageStep&, Group& g, Trace* tr) {
+void rounder(const Datapath& dp, const StageStep&, Group& g, const Rec* tr) {
   if (!g.resolved) g.d = g.acc_zero ? zero_bits(dp.out_fmt, g.zero_sign) : round_fixed(g.acc, dp.out_fmt, out_opts(dp), g.zero_sign);
   g.resolved = true;
-  if (tr) tr->add("rounder.d", describe(dp.out_fmt, g.d));
+  if (tr) tr->pattern("rounder.d", dp.out_fmt, g.d);
 }
 
 /// The stages of one group, by kind (StageKind order); nullptr: a stage of the whole dot
 /// product (cfinal, after the last group) or of the files (outconv), not of a group.
-using GroupStage = void (*)(const Datapath&, const StageStep&, Group&, Trace*);
+using GroupStage = void (*)(const Datapath&, const StageStep&, Group&, const Rec*);
 struct StageEntry {
   StageKind kind;
   GroupStage run;
@@ -305,7 +383,7 @@ constexpr StageEntry kStages[] = {
 static_assert(sizeof kStages / sizeof kStages[0] == kStageKinds, "one entry per kind");
 
 uint64_t run_group(const Datapath& dp, const StageList& l, const uint64_t* a, const uint64_t* b, int k0, int n,
-                   uint64_t c, const ScaleRefs& sc, Trace* tr) {
+                   uint64_t c, const ScaleRefs& sc, const Rec* tr) {
   Group g;
   g.a = a + k0;
   g.b = b + k0;
@@ -336,7 +414,8 @@ uint64_t c_from_binary32(const Datapath& dp, uint64_t c32) {
 uint64_t dot_group(const Datapath& dp, const uint64_t* a, const uint64_t* b, int n, uint64_t c,
                    Trace* tr) {
   if (n > kMaxGroup) throw std::invalid_argument("dot_group: group larger than 64 products");
-  return run_group(dp, stage_list(dp), a, b, 0, n, c, ScaleRefs{}, tr);
+  const Rec rec(dp, tr);
+  return run_group(dp, stage_list(dp), a, b, 0, n, c, ScaleRefs{}, tr ? &rec : nullptr);
 }
 
 uint64_t dot(const Datapath& dp, const uint64_t* a, const uint64_t* b, int K, uint64_t c,
@@ -345,8 +424,10 @@ uint64_t dot(const Datapath& dp, const uint64_t* a, const uint64_t* b, int K, ui
 }
 
 uint64_t dot(const Datapath& dp, const uint64_t* a, const uint64_t* b, int K, uint64_t c,
-             const ScaleRefs& sc, Trace* tr) {
+             const ScaleRefs& sc, Trace* trace) {
   const StageList l = stage_list(dp);
+  const Rec rec(dp, trace);
+  const Rec* tr = trace ? &rec : nullptr;
   // Optional reordering of k (pair interleave): k mod 4 in {0,1} first, then {2,3}.
   std::vector<uint64_t> ra, rb;
   if (dp.pair_interleave && K > 2) {
@@ -357,20 +438,20 @@ uint64_t dot(const Datapath& dp, const uint64_t* a, const uint64_t* b, int K, ui
         if (((k >> 1) & 1) == pass) { ra.push_back(a[k]); rb.push_back(b[k]); }
     a = ra.data();
     b = rb.data();
-    if (tr) tr->add("order", "pair_interleave: k%4 in {0,1} then {2,3}");
+    if (tr) tr->text("order", "pair_interleave: k%4 in {0,1} then {2,3}");
   }
   uint64_t acc = dp.c_final_add ? zero_bits(dp.out_fmt, false) : c;
   const int g = dp.n_fma;
   if (g > kMaxGroup) throw std::invalid_argument("dot: group larger than 64 products");
   for (int k0 = 0; k0 < K || k0 == 0; k0 += g) {
     const int n = K - k0 < g ? K - k0 : g;
-    if (tr && (K > g || dp.c_final_add)) tr->add("group", std::to_string(k0 / g));
+    if (tr && (K > g || dp.c_final_add)) tr->text("group", std::to_string(k0 / g));
     acc = run_group(dp, l, a, b, k0, n < 0 ? 0 : n, acc, sc, tr);
     if (K == 0) break;
   }
   if (dp.c_final_add) {
     acc = add_c_final(dp, acc, c);  // d = fl(acc + c): an IEEE two-term addition in out_fmt
-    if (tr) tr->add("cfinal.d", describe(dp.out_fmt, acc));
+    if (tr) tr->pattern("cfinal.d", dp.out_fmt, acc);
   }
   return acc;
 }

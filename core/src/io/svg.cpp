@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <climits>
 #include <cstdio>
-#include <regex>
 #include <sstream>
 
 #include "matcore/plan.hpp"
@@ -48,52 +47,16 @@ std::string esc(const std::string& s) {
   return r;
 }
 
-void set_mag(BitRow& r, u128 mag, int lsb_weight, int digits) {
+/// The digits of a row: the number its trace record stands for (products, sums, c and d).
+void set_number(BitRow& r, const TraceNumber& n) {
+  if (!n.on) return;
   r.has_bits = true;
-  r.lsb = lsb_weight;
-  r.msb = lsb_weight + std::max(digits, 1) - 1;
-  for (int i = 0; i < 128 && (mag >> i); ++i)
-    if ((mag >> i) & 1) r.ones.push_back(lsb_weight + i);
-  if (mag) r.msb = std::max(r.msb, r.ones.back());
-}
-
-/// Fills the bits of a row from its trace value, where the value has a bit-level form.
-void parse_bits(BitRow& r, const Format& out) {
-  static const std::regex product(R"(^([+-])0x([0-9a-f]+) frac=(\d+) exp=(-?\d+).*$)");
-  static const std::regex fixed(R"(^(-?)([01]+)\.([01]*) x2\^(-?\d+)$)");
-  static const std::regex exact(R"(^(-?)0x([0-9a-f]+)\*2\^(-?\d+).*$)");
-  static const std::regex pattern(R"(^0x([0-9a-f]+)( .*)?$)");
-  std::smatch m;
-  if (std::regex_match(r.text, m, product)) {
-    const u128 sig = static_cast<u128>(std::stoull(m[2].str(), nullptr, 16));
-    const int frac = std::stoi(m[3].str()), exp = std::stoi(m[4].str());
-    r.sign = m[1].str()[0];
-    set_mag(r, sig, exp - frac, msb_index(sig) + 1);
-    r.msb = std::max(r.msb, exp);  // the integer digit(s) of the unnormalised significand
-  } else if (std::regex_match(r.text, m, fixed)) {
-    const std::string digits = m[2].str() + m[3].str();
-    const int frac = static_cast<int>(m[3].length()), exp = std::stoi(m[4].str());
-    r.has_bits = true;
-    r.sign = m[1].length() ? '-' : '+';
-    r.lsb = exp - frac;
-    r.msb = r.lsb + static_cast<int>(digits.size()) - 1;
-    for (size_t i = 0; i < digits.size(); ++i)
-      if (digits[digits.size() - 1 - i] == '1') r.ones.push_back(r.lsb + static_cast<int>(i));
-  } else if (std::regex_match(r.text, m, exact)) {
-    const std::string hex = m[2].str();
-    if (hex.size() <= 32) {
-      u128 mag = 0;
-      for (char c : hex) mag = mag * 16 + static_cast<u128>(c <= '9' ? c - '0' : c - 'a' + 10);
-      r.sign = m[1].length() ? '-' : '+';
-      set_mag(r, mag, std::stoi(m[3].str()), mag ? msb_index(mag) + 1 : 1);
-    }
-  } else if (std::regex_match(r.text, m, pattern) && static_cast<int>(m[1].length()) * 4 <= out.width() + 3) {
-    const Unpacked u = decode(out, std::stoull(m[1].str(), nullptr, 16));
-    if (u.cls == Class::Normal || u.cls == Class::Subnormal) {  // zeros and specials: text only
-      r.sign = u.sign ? '-' : '+';
-      set_mag(r, u.sig, u.exp - u.mbits, u.mbits + 1);
-    }
-  }
+  r.sign = n.neg ? '-' : '+';
+  r.lsb = n.lsb;
+  r.msb = n.msb;
+  for (int i = 0; i < 128 && (n.mag >> i); ++i)
+    if ((n.mag >> i) & 1) r.ones.push_back(n.lsb + i);
+  if (!r.ones.empty()) r.msb = std::max(r.msb, r.ones.back());
 }
 
 std::vector<Group> groups_of(const SvgPanel& p) {
@@ -102,22 +65,22 @@ std::vector<Group> groups_of(const SvgPanel& p) {
   g[0].title = "";
   int e_max = INT_MIN, e_odd = INT_MIN, e_even = INT_MIN, e_c = INT_MIN;
   for (const auto& row : p.trace.rows) {
-    const std::string& name = row.first;
-    if (name == "order") continue;
+    const std::string& name = row.name;
+    if (name == "order" || name.rfind("aligner.v", 0) == 0) continue;  // the aligned terms: the products' grey digits show them
     if (name == "group") {
       if (!g.back().rows.empty() || !g.back().title.empty()) g.emplace_back();
-      g.back().title = "group " + row.second + " (products " + std::to_string(std::stoi(row.second) * dp.n_fma) + ".., c = the previous group's d)";
+      g.back().title = "group " + row.value + " (products " + std::to_string(std::stoi(row.value) * dp.n_fma) + ".., c = the previous group's d)";
       e_max = e_odd = e_even = e_c = INT_MIN;
       continue;
     }
     BitRow r;
     r.name = name;
-    r.text = row.second;
-    parse_bits(r, dp.out_fmt);
+    r.text = row.value;
+    set_number(r, row.number);
     Group& G = g.back();
-    auto num = [&]() { return std::stoi(row.second); };
+    auto num = [&]() { return std::stoi(row.value); };
     if (dp.adder == AdderKind::Fused && (name == "aligner.e_max" || name == "aligner.e_max_odd" || name == "aligner.e_max_even") &&
-        row.second != "none") {
+        row.value != "none") {
       const int e = num();
       (name == "aligner.e_max_even" ? e_even : name == "aligner.e_max_odd" ? e_odd : e_max) = e;
       const std::string set = name == "aligner.e_max_odd" ? " (odd set)" : name == "aligner.e_max_even" ? " (even set)" : "";
@@ -140,7 +103,7 @@ std::vector<Group> groups_of(const SvgPanel& p) {
       e_c = num();
     } else if (name == "cadd.branch") {
       const int em = e_max != INT_MIN ? e_max : std::max(e_odd, e_even);
-      if (row.second == "c_shifted" && em != INT_MIN)
+      if (row.value == "c_shifted" && em != INT_MIN)
         G.cuts.push_back(Cut{em - dp.c_frac, "c-aligner: c rounded down to c_frac = " + std::to_string(dp.c_frac) + " bits below e_max", "#9467bd"});
       else if (e_c != INT_MIN)
         G.cuts.push_back(Cut{e_c - dp.sum_frac, "c-aligner: sum rounded down to sum_frac = " + std::to_string(dp.sum_frac) + " bits below e_c", "#9467bd"});

@@ -292,8 +292,7 @@ std::vector<CaseResult> run_case(const TableCase& tc, bool trace_on_fail) {
       for (uint64_t x : b) os << to_hex_bits(dp.b_fmt, x) << " ";
       Trace t;
       dot(dp, a.data(), b.data(), static_cast<int>(a.size()), c, &t);
-      os << "\n  stages:";
-      for (const auto& row : t.rows) os << "\n    " << row.first << " = " << row.second;
+      os << "\n  stages:\n" << t.text("    ");
       r.detail = os.str();
     }
     res.push_back(r);

@@ -28,6 +28,27 @@ uint64_t nan_with_sign(const Datapath& dp, uint64_t r, const Product* t, int n, 
   return neg ? (r | sbit) : (r & ~sbit);
 }
 
+std::string TraceRow::bits() const {
+  if (signals.empty()) return "";
+  const TraceSignal& s = signals[0];
+  return std::to_string(s.width) + "'h" + to_hex(s.bits);
+}
+
+std::string Trace::text(const std::string& indent) const {
+  std::string s;
+  for (const TraceRow& r : rows) {
+    std::string line = indent + r.name;
+    line.resize(std::max(line.size() + 1, indent.size() + 25), ' ');
+    line += r.value;
+    if (!r.signals.empty()) {
+      line.resize(std::max(line.size() + 2, indent.size() + 70), ' ');
+      line += r.bits();
+    }
+    s += line + "\n";
+  }
+  return s;
+}
+
 std::string render(const Fixed& x) {
   return to_binary_fixed(x.v, x.frac) + " x2^" + std::to_string(x.exp);
 }

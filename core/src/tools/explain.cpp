@@ -377,7 +377,7 @@ int ExplainCmd::run() const {
     if (e.model == s.observed) ++model_ok;
     if (!no_trace) {
       std::printf("  stages of the preset:\n");
-      for (const auto& r : e.trace.rows) std::printf("    %-24s %s\n", r.first.c_str(), r.second.c_str());
+      std::fputs(e.trace.text("    ").c_str(), stdout);
     }
     std::printf("  variations that reproduce the observed d: %zu%s%s\n", e.matching.size(), e.matching.empty() ? "" : ": ",
                 compact_labels(vars, e.matching).c_str());
