@@ -20,7 +20,7 @@
 
 #include "matcore/model.hpp"
 #include "matcore/presets.hpp"
-#include "matcore/rtl.hpp"
+#include "matcore/rtl_driver.hpp"
 #include "matcore/sample.hpp"
 #include "matcore/stages.hpp"
 

@@ -26,7 +26,7 @@
 #include "matcore/output.hpp"
 #include "matcore/plan.hpp"
 #include "matcore/presets.hpp"
-#include "matcore/rtl.hpp"
+#include "matcore/rtl_driver.hpp"
 #include "matcore/sample.hpp"
 #include "matcore/stats.hpp"
 #include "matcore/svg.hpp"

@@ -13,7 +13,7 @@
 #include "matcore/model.hpp"
 #include "matcore/output.hpp"
 #include "matcore/plan.hpp"
-#include "matcore/rtl.hpp"
+#include "matcore/rtl_driver.hpp"
 #include "matcore/validate.hpp"
 #include "matcore/vectors.hpp"
 

@@ -21,7 +21,7 @@
 #include "matcore/output.hpp"
 #include "matcore/plan.hpp"
 #include "matcore/presets.hpp"
-#include "matcore/rtl.hpp"
+#include "matcore/rtl_driver.hpp"
 #include "matcore/table.hpp"
 #include "matcore/vectors.hpp"
 

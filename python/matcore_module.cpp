@@ -29,7 +29,7 @@
 #include "matcore/presets.hpp"
 #include "matcore/threads.hpp"
 #include "matcore/fast.hpp"
-#include "matcore/rtl.hpp"
+#include "matcore/rtl_driver.hpp"
 #include "matcore/explore.hpp"
 #include "matcore/validate.hpp"
 #include "matcore/svg.hpp"

@@ -28,7 +28,7 @@
 #include "matcore/output.hpp"
 #include "matcore/plan.hpp"
 #include "matcore/presets.hpp"
-#include "matcore/rtl.hpp"
+#include "matcore/rtl_driver.hpp"
 #include "matcore/validate.hpp"
 #include "matcore/vectors.hpp"
 #include "matcore_sc/top.hpp"

@@ -25,7 +25,7 @@
 #include "matcore/model.hpp"
 #include "matcore/plan.hpp"
 #include "matcore/fields.hpp"
-#include "matcore/rtl.hpp"
+#include "matcore/rtl_driver.hpp"
 #include "matcore/table.hpp"
 #include "matcore/validate.hpp"
 #include "overflow_cases.hpp"

@@ -84,20 +84,5 @@ std::vector<ExplainSample> load_dir_samples(const Datapath& dp, const std::strin
                                             const std::vector<uint64_t>& idx, bool need_d,
                                             std::vector<std::string>* notes = nullptr);
 
-/// The samples a command line names (explain, matcore-sc trace): with `file`, the 0-based
-/// indices `samples` ("I,J,...") of DIR/a.txt ... (load_dir_samples); otherwise one sample from
-/// the --a/--b/--c texts (parse_text_operands). Notes on rounded values go to stderr.
-std::vector<ExplainSample> command_line_samples(const Datapath& dp, const std::string& file,
-                                                const std::string& samples, bool need_d,
-                                                const std::string& a, const std::string& b,
-                                                const std::string& c, const std::string& sa = "",
-                                                const std::string& sb = "");
-
-namespace cli {
-class Program;
-}
-/// Adds `explain` to a program (matcore, matcore-sc): its action returns 0 when some variation
-/// reproduces every sample, 1 when none does; bad input is exit status 2. Prints to stdout.
-void add_explain_command(cli::Program& p);
 
 }  // namespace mc

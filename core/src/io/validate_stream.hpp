@@ -6,25 +6,12 @@
 #include <string>
 
 #include "matcore/validate.hpp"
+#include "hex.hpp"
 
 namespace mc::vstream {
 
-/// The value of a hex digit, -1 for any other character.
-inline int hexval(char ch) {
-  if (ch >= '0' && ch <= '9') return ch - '0';
-  if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
-  if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
-  return -1;
-}
-
-/// hexval of every byte.
-struct HexTable {
-  int8_t v[256];
-  HexTable() {
-    for (int i = 0; i < 256; ++i) v[i] = static_cast<int8_t>(hexval(static_cast<char>(i)));
-  }
-};
-inline const HexTable kHex;
+using hex::hexval;
+using hex::kHex;
 
 /// Length of the first token of a line.
 inline size_t first_token_len(const char* s, size_t n) {

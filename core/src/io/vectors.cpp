@@ -11,6 +11,7 @@
 #include "matcore/exact.hpp"
 #include "matcore/model.hpp"
 #include "matcore/output.hpp"
+#include "hex.hpp"
 
 namespace mc {
 
@@ -21,20 +22,7 @@ namespace {
   throw InputError(path + ":" + std::to_string(line) + ": " + field + ": " + why);
 }
 
-bool parse_hex(const std::string& t, uint64_t& out) {
-  if (t.empty() || t.size() > 16) return false;
-  uint64_t v = 0;
-  for (char ch : t) {
-    int d;
-    if (ch >= '0' && ch <= '9') d = ch - '0';
-    else if (ch >= 'a' && ch <= 'f') d = ch - 'a' + 10;
-    else if (ch >= 'A' && ch <= 'F') d = ch - 'A' + 10;
-    else return false;
-    v = (v << 4) | static_cast<uint64_t>(d);
-  }
-  out = v;
-  return true;
-}
+using hex::parse_hex;
 
 void strip_cr(std::string& s);
 

@@ -22,9 +22,6 @@
 #include <cstring>
 #include <fstream>
 
-#ifndef MATCORE_RTL_DIR
-#define MATCORE_RTL_DIR "rtl_model"
-#endif
 
 namespace mc {
 

@@ -201,70 +201,10 @@ Grid grid_of(const Mapped& m) {
   return g;
 }
 
-/// Two hex characters (as a little-endian 16-bit load) -> their byte, or -1.
-struct HexPairTable {
-  int16_t v[65536];
-  HexPairTable() {
-    for (int i = 0; i < 65536; ++i) {
-      const int h = kHex.v[i & 0xFF], l = kHex.v[i >> 8];
-      v[i] = static_cast<int16_t>(h < 0 || l < 0 ? -1 : (h << 4) | l);
-    }
-  }
-};
-const HexPairTable& hex_pairs() {
-  static const HexPairTable t;
-  return t;
-}
-
-/// Eight ASCII characters (little-endian load, first character in the low byte): true when all
-/// are hex digits (0-9, a-f, A-F); v = their value. SWAR: every byte is range-checked at once.
-inline bool swar_hex8(uint64_t x, uint64_t& v) {
-  constexpr uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
-  if (x & high) return false;
-  auto ge = [x](uint64_t lo) { return (x + (0x80 - lo) * ones) & high; };   // byte >= lo
-  auto le = [x](uint64_t hi) { return ~(x + (0x7F - hi) * ones) & high; };  // byte <= hi
-  if (((ge(0x30) & le(0x39)) | (ge(0x61) & le(0x66)) | (ge(0x41) & le(0x46))) != high) return false;
-  const uint64_t n = (x & (0x0F * ones)) + ((x >> 6) & ones) * 9;  // each byte: its digit's value
-  // pairs: 16-bit lane j holds digit 2j (high nibble) and digit 2j+1 (low nibble)
-  const uint64_t t = ((n & 0x00FF00FF00FF00FFull) << 4) | ((n >> 8) & 0x00FF00FF00FF00FFull);
-  const uint32_t u = static_cast<uint32_t>((t & 0xFF) | ((t >> 8) & 0xFF00) | ((t >> 16) & 0xFF0000) |
-                                           ((t >> 24) & 0xFF000000));
-  v = __builtin_bswap32(u);
-  return true;
-}
-
-/// `digits` (even) hex digits at p; false when one is not hex.
-inline bool hex_token(const HexPairTable& t, const char* p, int digits, uint64_t& v) {
-  if (digits == 8 || digits == 16) {
-    uint64_t x, hi;
-    std::memcpy(&x, p, 8);
-    if (!swar_hex8(x, hi)) return false;
-    if (digits == 8) { v = hi; return true; }
-    uint64_t lo;
-    std::memcpy(&x, p + 8, 8);
-    if (!swar_hex8(x, lo)) return false;
-    v = (hi << 32) | lo;
-    return true;
-  }
-  if (digits == 4) {  // the high four bytes are '0' digits: value 0 in front
-    uint32_t x4;
-    std::memcpy(&x4, p, 4);
-    uint64_t w;
-    if (!swar_hex8(0x3030303000000000ull | x4, w)) return false;
-    v = w >> 16;
-    return true;
-  }
-  v = 0;
-  int bad_any = 0;
-  for (int j = 0; j < digits; j += 2) {
-    uint16_t two;
-    std::memcpy(&two, p + j, 2);
-    const int b = t.v[two];
-    bad_any |= b;
-    v = (v << 8) | static_cast<uint64_t>(b & 0xFF);
-  }
-  return bad_any >= 0;
-}
+using hex::HexPairTable;
+using hex::hex_pairs;
+using hex::hex_token;
+using hex::swar_hex8;
 
 /// A line of exactly K tokens of `digits` hex digits, single spaces, '\n' at the end.
 inline bool strict_ab(const HexPairTable& t, const char* p, int K, int digits, uint64_t* out) {

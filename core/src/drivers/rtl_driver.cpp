@@ -1,7 +1,7 @@
 // The RTL engine: Verilator builds of the generated tops (cached), their simulation over
 // samples, and yosys synthesis for `matcore cost` (docs/rtl.md). The generator of the tops is
 // core/src/tools/rtl.cpp.
-#include "matcore/rtl.hpp"
+#include "matcore/rtl_driver.hpp"
 #include "matcore/model.hpp"
 #include "matcore/output.hpp"
 

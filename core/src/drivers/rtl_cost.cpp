@@ -14,7 +14,7 @@
 
 #include "matcore/output.hpp"
 #include "matcore/plan.hpp"
-#include "matcore/rtl.hpp"
+#include "matcore/rtl_driver.hpp"
 #include "matcore/vectors.hpp"
 #include "rtl_tools.hpp"
 
