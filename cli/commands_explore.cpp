@@ -181,13 +181,107 @@ struct ExploreCmd {
     std::printf("wrote %s (%zu samples: trace --file %s --samples 0)\n", dir.c_str(), e.worst.size(), dir.c_str());
   }
 
-  int run() const {
-    Workload w;
-    if (!parse_workload(dist, w)) throw UsageError("--dist must be one of uniform01, uniform11, normal, loguniform, cancel");
+  /// The --k values, checked (at least 1 each, at most kMaxKValues of them).
+  std::vector<int> k_values() const {
     std::vector<int> kv;
     for (const std::string& x : split_commas(ks)) kv.push_back(static_cast<int>(cli::to_int("--k", x, 1, 1 << 20)));
     if (kv.size() > static_cast<size_t>(kMaxKValues))
       throw UsageError("--k: more than " + std::to_string(kMaxKValues) + " values (docs/cli.md, \"Limits\")");
+    return kv;
+  }
+
+  /// --png: the plots' names must be neither inputs nor the CSV, their directory must exist and
+  /// be writable (checked before any work; nk: the number of --k values).
+  void check_plots(size_t nk) const {
+    std::vector<std::string> plots;
+    if (nk > 1) plots = {png + "-k.png", png + "-bias.png"};
+    if (!sweeps.empty()) plots.push_back(png + "-sweep.png");
+    if (cost) plots.push_back(png + "-cost.png");
+    if (plots.empty())
+      throw UsageError("--png: nothing to plot with one k and no --sweep or --cost (give two or more --k values)");
+    for (const std::string& p : plots) {
+      check_output_target(p, "--png");
+      const std::string d = p.find('/') == std::string::npos ? "." : p.substr(0, p.rfind('/'));
+      struct stat st{};
+      if (::stat(d.empty() ? "/" : d.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+        throw InputError("--png " + p + ": the directory " + d + " does not exist");
+      if (::access(d.empty() ? "/" : d.c_str(), W_OK) != 0)
+        throw InputError("--png " + p + ": the directory " + d + " is not writable");
+    }
+  }
+
+  /// --cost: each configuration's cost (under mpirun: rank 0 runs yosys, the others take its figure).
+  static void add_costs(std::vector<Config>& cf) {
+    for (Config& c : cf) {
+      std::string fig;
+      if (dist::rank() == 0) {
+        std::fprintf(stderr, "cost of %s %s %s (yosys) ...\n", c.label.c_str(), c.s1.c_str(), c.s2.c_str());
+        const RtlCost r = rtl_cost(c.dp);
+        fig = std::to_string(r.nand2) + " " + std::to_string(r.flops) + " " + std::to_string(r.latency) + " " +
+              std::to_string(r.depth);
+      }
+      std::istringstream in(dist::broadcast(fig));
+      in >> c.nand2 >> c.flops >> c.latency >> c.depth;
+    }
+  }
+
+  /// The table's preamble and column heads on stdout.
+  void print_heads() const {
+    std::printf("workload %s, %llu samples per row, seed %u; reference: the exact sum rounded once (RNE)\n"
+                "(rel = (d - ref) / ref, ulp = (d - ref) / ulp(ref) * sign(ref), nw = (d - exact) * sign(exact) / (u sum|a_i b_i|):\n"
+                " negative = toward zero; correct: d == ref; bound: max |d - exact| / (k u sum|a_i b_i|))\n",
+                dist.c_str(), n, seed);
+    std::printf("%-22s %-26s %6s %10s %10s %11s %9s %9s %9s %8s %8s %7s%s\n", "datapath", "sweep", "k", "rms_rel", "max_rel",
+                "mean_rel", "mean_ulp", "rms_nw", "mean_nw", "correct", "monoton", "bound", cost ? "    nand2 depth" : "");
+  }
+
+  /// One row of the table (configuration c at dot length k) on stdout.
+  void print_row(const Config& c, int k, const ErrorStats& e) const {
+    const double cf_ = e.correct_frac(), mf = e.mono_frac();
+    const std::string sw = c.s1 + (c.s2.empty() ? "" : " " + c.s2);
+    std::printf("%-22s %-26s %6d %10.3e %10.3e %11.3e %9.3f %9.3f %9.3f %8.4f %8.4f %7.3f", c.label.c_str(), sw.c_str(), k,
+                e.rms_rel, e.max_rel, e.mean_rel, e.mean_ulp, e.rms_nw, e.mean_nw, cf_, mf, e.max_bound);
+    if (cost) std::printf(" %8.0f %5ld", c.nand2, c.depth);
+    std::printf("%s\n", e.finite < e.n ? (" (" + std::to_string(e.n - e.finite) + " overflowed)").c_str() : "");
+    std::fflush(stdout);
+  }
+
+  /// One CSV row (configuration c at dot length k), appended to rows.
+  void csv_row(const Config& c, int k, const ErrorStats& e, std::string& rows) const {
+    const double ku = e.k_u, cf_ = e.correct_frac(), mf = e.mono_frac();
+    char buf[800];
+    rows += csv_field(c.label) + "," + csv_field(c.s1) + "," + csv_field(c.s2) + ",";
+    std::snprintf(buf, sizeof buf, "%d,%s,%llu,%llu,%.6e,%.6e,%.6e,%.6f,%.6f,%.3f,%.6f,%.6f,%.6f,%.6e,%.6f,%.6f,%.0f,%.1f,%ld,%ld,%ld,",
+                  k, dist.c_str(), static_cast<unsigned long long>(e.n),
+                  static_cast<unsigned long long>(e.finite), e.rms_rel, e.max_rel, e.mean_rel, e.mean_ulp,
+                  e.mean_abs_ulp, e.max_abs_ulp, cf_, mf, e.max_bound, ku, e.rms_nw, e.mean_nw, c.nand2,
+                  c.nand2 > 0 ? c.nand2 / c.dp.n_fma : -1.0, c.flops, c.latency, c.depth);
+    rows += buf;
+    std::snprintf(buf, sizeof buf, "%.6e,%.6e,%.6f,%.6f,%.6f,%.6f,%d,%d,%d,", e.se_rms_rel, e.se_mean_rel, e.se_mean_ulp,
+                  e.se_rms_nw, e.se_mean_nw, e.se_correct, e.ulp_quantile(0.05), e.ulp_quantile(0.5), e.ulp_quantile(0.95));
+    rows += buf;
+    for (int i = 0; i < kUlpBins; ++i) rows += (i ? ";" : "") + std::to_string(e.ulp_hist[i]);
+    rows += "\n";
+  }
+
+  /// --png: runs the plot script on the CSV (rank 0, after the CSV is written).
+  void draw_plots() const {
+    const std::string script = std::string(MATCORE_SOURCE_DIR) + "/scripts/explore_plot.py";
+    // the Debian python3 (python3-matplotlib lives there), unless $MATCORE_PYTHON names another
+    const char* py = std::getenv("MATCORE_PYTHON");
+    const std::string python = py ? py : ::access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
+    const std::string cmd = shell_quote(python) + " " + shell_quote(script) + " " + shell_quote(csv) + " " + shell_quote(png) +
+                            (bound_line ? " --bound" : "");
+    const int rc = run_tool(cmd, tool_timeout(600), "the plot script");
+    if (rc == 3) throw InputError("the plots need matplotlib for " + python + " (python3-matplotlib: scripts/install-deps.sh)");
+    if (rc != 0)
+      throw InputError("the plot script failed (exit " + std::to_string(rc) + ", its message is above): " + cmd);
+  }
+
+  int run() const {
+    Workload w;
+    if (!parse_workload(dist, w)) throw UsageError("--dist must be one of uniform01, uniform11, normal, loguniform, cancel");
+    const std::vector<int> kv = k_values();
     if (!png.empty() && csv.empty()) throw UsageError("--png needs --csv (the plots are drawn from it)");
     std::vector<Config> cf = configs();
     size_t n_worst = 0;
@@ -199,23 +293,7 @@ struct ExploreCmd {
     // every output checked before any work: the CSV is created now (its temporary removed on
     // any failure), the plots' names must be neither inputs nor the CSV, their directory must exist
     std::unique_ptr<OutputFile> csv_out(csv.empty() || dist::rank() != 0 ? nullptr : new OutputFile(csv));
-    std::vector<std::string> plots;
-    if (!png.empty()) {
-      if (kv.size() > 1) plots = {png + "-k.png", png + "-bias.png"};
-      if (!sweeps.empty()) plots.push_back(png + "-sweep.png");
-      if (cost) plots.push_back(png + "-cost.png");
-      if (plots.empty())
-        throw UsageError("--png: nothing to plot with one k and no --sweep or --cost (give two or more --k values)");
-      for (const std::string& p : plots) {
-        check_output_target(p, "--png");
-        const std::string d = p.find('/') == std::string::npos ? "." : p.substr(0, p.rfind('/'));
-        struct stat st{};
-        if (::stat(d.empty() ? "/" : d.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-          throw InputError("--png " + p + ": the directory " + d + " does not exist");
-        if (::access(d.empty() ? "/" : d.c_str(), W_OK) != 0)
-          throw InputError("--png " + p + ": the directory " + d + " is not writable");
-      }
-    }
+    if (!png.empty()) check_plots(kv.size());
     ExploreSpec spec;
     spec.workload = w;
     spec.n = n;
@@ -223,18 +301,7 @@ struct ExploreCmd {
     spec.threads = threads;
     spec.monotonic = !no_mono;
     spec.worst = n_worst;
-    if (cost)
-      for (Config& c : cf) {  // under mpirun: rank 0 runs yosys, the others take its figure
-        std::string fig;
-        if (dist::rank() == 0) {
-          std::fprintf(stderr, "cost of %s %s %s (yosys) ...\n", c.label.c_str(), c.s1.c_str(), c.s2.c_str());
-          const RtlCost r = rtl_cost(c.dp);
-          fig = std::to_string(r.nand2) + " " + std::to_string(r.flops) + " " + std::to_string(r.latency) + " " +
-                std::to_string(r.depth);
-        }
-        std::istringstream in(dist::broadcast(fig));
-        in >> c.nand2 >> c.flops >> c.latency >> c.depth;
-      }
+    if (cost) add_costs(cf);
     const bool tty = ::isatty(2) && dist::rank() == 0;
     const uint64_t total = static_cast<uint64_t>(n) * kv.size() * cf.size();
     uint64_t before = 0;
@@ -242,12 +309,7 @@ struct ExploreCmd {
                        "max_abs_ulp,correct_frac,mono_frac,max_bound_ratio,k_u,rms_nw_u,mean_nw_u,nand2,"
                        "nand2_per_product,flops,latency,depth,se_rms_rel,se_mean_rel,se_mean_ulp,se_rms_nw_u,se_mean_nw_u,"
                        "se_correct_frac,ulp_q05,ulp_q50,ulp_q95,ulp_hist\n";
-    std::printf("workload %s, %llu samples per row, seed %u; reference: the exact sum rounded once (RNE)\n"
-                "(rel = (d - ref) / ref, ulp = (d - ref) / ulp(ref) * sign(ref), nw = (d - exact) * sign(exact) / (u sum|a_i b_i|):\n"
-                " negative = toward zero; correct: d == ref; bound: max |d - exact| / (k u sum|a_i b_i|))\n",
-                dist.c_str(), n, seed);
-    std::printf("%-22s %-26s %6s %10s %10s %11s %9s %9s %9s %8s %8s %7s%s\n", "datapath", "sweep", "k", "rms_rel", "max_rel",
-                "mean_rel", "mean_ulp", "rms_nw", "mean_nw", "correct", "monoton", "bound", cost ? "    nand2 depth" : "");
+    print_heads();
     for (const Config& c : cf)
       for (int k : kv) {
         auto bar = [&](uint64_t done) {
@@ -260,26 +322,8 @@ struct ExploreCmd {
         if (n_worst && dist::rank() == 0) write_worst(c, k, e);
         before += n;
         if (tty) std::fprintf(stderr, "\r%50s\r", "");
-        const double ku = e.k_u, cf_ = e.correct_frac(), mf = e.mono_frac();
-        const std::string sw = c.s1 + (c.s2.empty() ? "" : " " + c.s2);
-        std::printf("%-22s %-26s %6d %10.3e %10.3e %11.3e %9.3f %9.3f %9.3f %8.4f %8.4f %7.3f", c.label.c_str(), sw.c_str(), k,
-                    e.rms_rel, e.max_rel, e.mean_rel, e.mean_ulp, e.rms_nw, e.mean_nw, cf_, mf, e.max_bound);
-        if (cost) std::printf(" %8.0f %5ld", c.nand2, c.depth);
-        std::printf("%s\n", e.finite < e.n ? (" (" + std::to_string(e.n - e.finite) + " overflowed)").c_str() : "");
-        std::fflush(stdout);
-        char buf[800];
-        rows += csv_field(c.label) + "," + csv_field(c.s1) + "," + csv_field(c.s2) + ",";
-        std::snprintf(buf, sizeof buf, "%d,%s,%llu,%llu,%.6e,%.6e,%.6e,%.6f,%.6f,%.3f,%.6f,%.6f,%.6f,%.6e,%.6f,%.6f,%.0f,%.1f,%ld,%ld,%ld,",
-                      k, dist.c_str(), static_cast<unsigned long long>(e.n),
-                      static_cast<unsigned long long>(e.finite), e.rms_rel, e.max_rel, e.mean_rel, e.mean_ulp,
-                      e.mean_abs_ulp, e.max_abs_ulp, cf_, mf, e.max_bound, ku, e.rms_nw, e.mean_nw, c.nand2,
-                      c.nand2 > 0 ? c.nand2 / c.dp.n_fma : -1.0, c.flops, c.latency, c.depth);
-        rows += buf;
-        std::snprintf(buf, sizeof buf, "%.6e,%.6e,%.6f,%.6f,%.6f,%.6f,%d,%d,%d,", e.se_rms_rel, e.se_mean_rel, e.se_mean_ulp,
-                      e.se_rms_nw, e.se_mean_nw, e.se_correct, e.ulp_quantile(0.05), e.ulp_quantile(0.5), e.ulp_quantile(0.95));
-        rows += buf;
-        for (int i = 0; i < kUlpBins; ++i) rows += (i ? ";" : "") + std::to_string(e.ulp_hist[i]);
-        rows += "\n";
+        print_row(c, k, e);
+        csv_row(c, k, e, rows);
       }
     if (worst_dir) worst_dir->keep();
     if (dist::rank() != 0) return 0;  // rank 0 writes the files (every rank holds the same rows)
@@ -288,18 +332,7 @@ struct ExploreCmd {
       csv_out->commit();
       std::printf("wrote %s\n", csv.c_str());
     }
-    if (!png.empty()) {
-      const std::string script = std::string(MATCORE_SOURCE_DIR) + "/scripts/explore_plot.py";
-      // the Debian python3 (python3-matplotlib lives there), unless $MATCORE_PYTHON names another
-      const char* py = std::getenv("MATCORE_PYTHON");
-      const std::string python = py ? py : ::access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
-      const std::string cmd = shell_quote(python) + " " + shell_quote(script) + " " + shell_quote(csv) + " " + shell_quote(png) +
-                              (bound_line ? " --bound" : "");
-      const int rc = run_tool(cmd, tool_timeout(600), "the plot script");
-      if (rc == 3) throw InputError("the plots need matplotlib for " + python + " (python3-matplotlib: scripts/install-deps.sh)");
-      if (rc != 0)
-        throw InputError("the plot script failed (exit " + std::to_string(rc) + ", its message is above): " + cmd);
-    }
+    if (!png.empty()) draw_plots();
     return 0;
   }
 };

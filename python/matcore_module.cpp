@@ -258,12 +258,8 @@ py::list trace_records(const Trace& t) {
   return out;
 }
 
-}  // namespace
-
-PYBIND11_MODULE(matcore, m) {
-  m.doc() = "matcore: bit-exact models of GPU matrix-multiply units (AMD CDNA 1/2/3, NVIDIA). "
-            "The same core as the matcore command line, bit for bit.";
-
+/// The bit-pattern formats: formats, encode, decode.
+void bind_formats(py::module_& m) {
   m.def("formats", &format_names, "names of the formats (binary16, bf16, e4m3fnuz, ...)");
   m.def(
       "encode",
@@ -293,6 +289,10 @@ PYBIND11_MODULE(matcore, m) {
       },
       py::arg("bits"), py::arg("fmt"), "bit patterns of a format as float64 values (exact: every format here fits binary64)");
 
+}
+
+/// Datapaths: the Datapath class, preset, load, datapath, presets.
+void bind_datapaths(py::module_& m) {
   py::class_<Datapath>(m, "Datapath", "a datapath: a preset, a datapath file, or either with changed fields")
       .def_property_readonly("name", [](const Datapath& d) { return d.name() + (d.variant.empty() ? "" : "+" + d.variant); })
       .def_property_readonly("a_fmt", [](const Datapath& d) { return d.a_fmt.name; })
@@ -347,6 +347,10 @@ PYBIND11_MODULE(matcore, m) {
     return v;
   });
 
+}
+
+/// Dot products: dot, exact.
+void bind_dots(py::module_& m) {
   m.def("dot",
         [](const Datapath& dp, const py::handle& a, const py::handle& b, const py::handle& c, unsigned threads,
            const py::handle& sa, const py::handle& sb) { return py_dot(dp, a, b, c, threads, sa, sb); },
@@ -365,6 +369,10 @@ PYBIND11_MODULE(matcore, m) {
       "the exact a.b + c of every sample rounded once (RNE) to out_fmt: what an ideal unit of dp's formats gives "
       "(the reference of explore; arguments as for dot). Returns (N,) out_fmt bit patterns.");
 
+}
+
+/// Studies of a design: explore, cost.
+void bind_studies(py::module_& m) {
   m.def(
       "explore",
       [](const Datapath& dp, int k, uint64_t n, const std::string& dist, uint64_t seed, unsigned threads,
@@ -447,6 +455,10 @@ PYBIND11_MODULE(matcore, m) {
       "hardware cost of dp's RTL top (matcore cost: yosys generic gates, cached per design): NAND2-equivalents, "
       "cells, flip-flops, latency, gate levels, and the same per stage. Needs yosys.");
 
+}
+
+/// Matrix products: gemm, mfma.
+void bind_matrices(py::module_& m) {
   m.def(
       "gemm",
       [](const Datapath& dp, const py::handle& Ah, const py::handle& Bh, const py::handle& Ch, int k, unsigned threads,
@@ -533,6 +545,10 @@ PYBIND11_MODULE(matcore, m) {
       "one matrix instruction (matcore list instructions) on an architecture: A (blocks*m) x k, B (blocks*k) x n, "
       "C and D (blocks*m) x n, as matcore mfma");
 
+}
+
+/// Checks and pictures: validate, trace, svg.
+void bind_checks(py::module_& m) {
   m.def(
       "validate",
       [](const Datapath& dp, const py::handle& a, const py::handle& b, const py::handle& c, const py::handle& dh,
@@ -588,4 +604,18 @@ PYBIND11_MODULE(matcore, m) {
       },
       py::arg("dp"), py::arg("a"), py::arg("b"), py::arg("c") = 0, py::arg("sa") = py::none(), py::arg("sb") = py::none(),
       "the stage-by-stage picture of one dot product (the SVG document of matcore dot --svg)");
+}
+
+}  // namespace
+
+PYBIND11_MODULE(matcore, m) {
+  m.doc() = "matcore: bit-exact models of GPU matrix-multiply units (AMD CDNA 1/2/3, NVIDIA). "
+            "The same core as the matcore command line, bit for bit.";
+
+  bind_formats(m);
+  bind_datapaths(m);
+  bind_dots(m);
+  bind_studies(m);
+  bind_matrices(m);
+  bind_checks(m);
 }

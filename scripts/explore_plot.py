@@ -89,64 +89,57 @@ def series(rows, key):
     return out
 
 
-def main():
-    if len(sys.argv) not in (3, 4) or (len(sys.argv) == 4 and sys.argv[3] != "--bound"):
-        raise SystemExit(__doc__)
-    bound = len(sys.argv) == 4
-    rows = load(sys.argv[1])
-    prefix = sys.argv[2]
-    workload = rows[0]["workload"]
-    ks = sorted({r["k"] for r in rows})
-    lines = series(rows, label)
-    many = len(lines) > 12
+def plot_k(rows, lines, ks, workload, many, bound, prefix):
+    """Error and bias against k (PREFIX-k.png, PREFIX-bias.png)."""
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(13, 5.5))
+    for name, rs in lines.items():
+        rs = sorted(rs, key=lambda r: r["k"])
+        x = [r["k"] for r in rs]
+        ax.errorbar(x, [max(r["rms_nw_u"], 1e-6) for r in rs], yerr=[r["se_rms_nw_u"] for r in rs], marker="o",
+                    ms=3, lw=1, capsize=2, label=None if many else name)
+        ax2.errorbar(x, [max(r["rms_rel"], 1e-12) for r in rs], yerr=[r["se_rms_rel"] for r in rs], marker="o",
+                     ms=3, lw=1, capsize=2)
+    if bound:
+        ax.plot(ks, ks, "k--", lw=1, label="classical bound k")
+    for a in (ax, ax2):
+        a.set_xscale("log")
+        a.set_yscale("log")
+    ax.set_xlabel("k (dot product length)")
+    ax.set_ylabel("RMS |d - exact| / (u sum|a b|)")
+    ax.set_title(f"normwise error vs k, {workload} inputs (u of the output)")
+    ax2.set_xlabel("k (dot product length)")
+    ax2.set_ylabel("RMS relative error vs exact sum rounded once")
+    ax2.set_title("relative error (large where the sum cancels)")
+    for a in (ax, ax2):
+        a.grid(True, which="both", alpha=0.3)
+    if not many:
+        ax.legend(fontsize=7)
+    save(fig, prefix + "-k.png")
 
-    if len(ks) > 1:
-        fig, (ax, ax2) = plt.subplots(1, 2, figsize=(13, 5.5))
-        for name, rs in lines.items():
-            rs = sorted(rs, key=lambda r: r["k"])
-            x = [r["k"] for r in rs]
-            ax.errorbar(x, [max(r["rms_nw_u"], 1e-6) for r in rs], yerr=[r["se_rms_nw_u"] for r in rs], marker="o",
-                        ms=3, lw=1, capsize=2, label=None if many else name)
-            ax2.errorbar(x, [max(r["rms_rel"], 1e-12) for r in rs], yerr=[r["se_rms_rel"] for r in rs], marker="o",
-                         ms=3, lw=1, capsize=2)
-        if bound:
-            ax.plot(ks, ks, "k--", lw=1, label="classical bound k")
-        for a in (ax, ax2):
-            a.set_xscale("log")
-            a.set_yscale("log")
-        ax.set_xlabel("k (dot product length)")
-        ax.set_ylabel("RMS |d - exact| / (u sum|a b|)")
-        ax.set_title(f"normwise error vs k, {workload} inputs (u of the output)")
-        ax2.set_xlabel("k (dot product length)")
-        ax2.set_ylabel("RMS relative error vs exact sum rounded once")
-        ax2.set_title("relative error (large where the sum cancels)")
-        for a in (ax, ax2):
-            a.grid(True, which="both", alpha=0.3)
-        if not many:
-            ax.legend(fontsize=7)
-        save(fig, prefix + "-k.png")
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(13, 5.5))
+    for name, rs in lines.items():
+        rs = sorted(rs, key=lambda r: r["k"])
+        x = [r["k"] for r in rs]
+        ax.errorbar(x, [r["mean_nw_u"] for r in rs], yerr=[r["se_mean_nw_u"] for r in rs], marker="o", ms=3,
+                    lw=1, capsize=2, label=None if many else name)
+        ax2.errorbar(x, [r["mean_ulp"] for r in rs], yerr=[r["se_mean_ulp"] for r in rs], marker="o", ms=3, lw=1,
+                     capsize=2)
+    for a in (ax, ax2):
+        a.set_xscale("log")
+        a.axhline(0, color="k", lw=0.8)
+        a.set_xlabel("k (dot product length)")
+        a.grid(True, which="both", alpha=0.3)
+    ax.set_ylabel("mean (d - exact) sign(exact) / (u sum|a b|)")
+    ax.set_title(f"bias vs k, {workload} inputs (< 0: toward zero)")
+    ax2.set_ylabel("mean signed error in ulps of the result")
+    ax2.set_title("the same in ulps of each result")
+    if not many:
+        ax.legend(fontsize=7)
+    save(fig, prefix + "-bias.png")
 
-        fig, (ax, ax2) = plt.subplots(1, 2, figsize=(13, 5.5))
-        for name, rs in lines.items():
-            rs = sorted(rs, key=lambda r: r["k"])
-            x = [r["k"] for r in rs]
-            ax.errorbar(x, [r["mean_nw_u"] for r in rs], yerr=[r["se_mean_nw_u"] for r in rs], marker="o", ms=3,
-                        lw=1, capsize=2, label=None if many else name)
-            ax2.errorbar(x, [r["mean_ulp"] for r in rs], yerr=[r["se_mean_ulp"] for r in rs], marker="o", ms=3, lw=1,
-                         capsize=2)
-        for a in (ax, ax2):
-            a.set_xscale("log")
-            a.axhline(0, color="k", lw=0.8)
-            a.set_xlabel("k (dot product length)")
-            a.grid(True, which="both", alpha=0.3)
-        ax.set_ylabel("mean (d - exact) sign(exact) / (u sum|a b|)")
-        ax.set_title(f"bias vs k, {workload} inputs (< 0: toward zero)")
-        ax2.set_ylabel("mean signed error in ulps of the result")
-        ax2.set_title("the same in ulps of each result")
-        if not many:
-            ax.legend(fontsize=7)
-        save(fig, prefix + "-bias.png")
 
+def plot_sweep(rows, workload, prefix):
+    """Error against the swept field (PREFIX-sweep.png)."""
     swept = [r for r in rows if r["sweep1"]]
     if swept:
         field = swept[0]["sweep1"].split("=")[0]
@@ -169,6 +162,9 @@ def main():
         ax.legend(fontsize=7)
         save(fig, prefix + "-sweep.png")
 
+
+def plot_cost(rows, ks, workload, prefix):
+    """Accuracy against area and against logic depth (PREFIX-cost.png)."""
     costed = [r for r in rows if r["nand2"] > 0]
     if costed:  # accuracy against area and against logic depth (the deepest stage's gate levels)
         fig, axes = plt.subplots(1, 2, figsize=(13, 5.5))
@@ -191,6 +187,23 @@ def main():
             ax.legend(fontsize=8)
         fig.suptitle(f"cost vs error, {workload} inputs")
         save(fig, prefix + "-cost.png")
+
+
+def main():
+    if len(sys.argv) not in (3, 4) or (len(sys.argv) == 4 and sys.argv[3] != "--bound"):
+        raise SystemExit(__doc__)
+    bound = len(sys.argv) == 4
+    rows = load(sys.argv[1])
+    prefix = sys.argv[2]
+    workload = rows[0]["workload"]
+    ks = sorted({r["k"] for r in rows})
+    lines = series(rows, label)
+    many = len(lines) > 12
+    if len(ks) > 1:
+        plot_k(rows, lines, ks, workload, many, bound, prefix)
+    plot_sweep(rows, workload, prefix)
+    plot_cost(rows, ks, workload, prefix)
+
 
 if __name__ == "__main__":
     # a terminating signal raises, so that save() removes its temporary

@@ -110,6 +110,205 @@ void put_scales(V& top, const Params& P, const Sample& s, int k0) {
   }
 }
 
+/// IN read line by line ('\n' ends a line; the last may lack it), with its line number.
+struct LineReader {
+  FILE* in;
+  size_t lineno = 0;
+  bool next(std::string& s) {
+    s.clear();
+    int ch;
+    while ((ch = std::fgetc(in)) != EOF && ch != '\n') s += static_cast<char>(ch);
+    if (ch == EOF && s.empty()) return false;
+    ++lineno;
+    return true;
+  }
+};
+
+/// IN's header line: the top's shape.
+Params read_header(LineReader& r) {
+  Params P;
+  std::string line;
+  if (!r.next(line)) die("IN is empty");
+  int pi = 0, cf = 0;
+  if (std::sscanf(line.c_str(), "matcore-rtl n_fma=%d aw=%d bw=%d ow=%d pair_interleave=%d c_final=%d", &P.n, &P.aw,
+                  &P.bw, &P.ow, &pi, &cf) != 6 || P.n < 1 || P.n > 64)
+    die("IN line 1: not a matcore-rtl header");
+  P.pair_interleave = pi != 0;
+  P.c_final = cf != 0;
+  const char* sb = std::strstr(line.c_str(), " scale_block=");
+  if (sb && (std::sscanf(sb, " scale_block=%d", &P.scale_block) != 1 || P.scale_block < 1))
+    die("IN line 1: bad scale_block");
+  if ((P.scale_block > 0) != HasScales<Vtop>::value)
+    die(P.scale_block ? "IN line 1: scale_block given, but this top takes no scales" : "IN line 1: this top needs scale_block");
+  return P;
+}
+
+/// One sample line of IN ("T K c a.. b.. [sa.. sb..]"), in the issue order of its products.
+Sample parse_sample(const Params& P, std::string& line, size_t lineno) {
+  std::vector<char*> tok;
+  for (char* t = std::strtok(&line[0], " \t\r"); t; t = std::strtok(nullptr, " \t\r")) tok.push_back(t);
+  if (tok.size() < 3) die("IN line " + std::to_string(lineno) + ": too few fields");
+  Sample s;
+  const uint64_t tag = hexval(tok[0], lineno);
+  const uint64_t K = hexval(tok[1], lineno);
+  if (tag > 0xffffffffu) die("IN line " + std::to_string(lineno) + ": the tag is over 32 bits");
+  const uint64_t S = P.scale_block ? (K + P.scale_block - 1) / P.scale_block : 0;
+  if (K > 1u << 24 || tok.size() != 3 + 2 * K + 2 * S)
+    die("IN line " + std::to_string(lineno) + ": expected " + std::to_string(3 + 2 * K + 2 * S) + " fields");
+  s.tag = static_cast<uint32_t>(tag);
+  s.c = hexval(tok[2], lineno);
+  for (uint64_t k = 0; k < K; ++k) s.a.push_back(hexval(tok[3 + k], lineno));
+  for (uint64_t k = 0; k < K; ++k) s.b.push_back(hexval(tok[3 + K + k], lineno));
+  for (uint64_t j = 0; j < S; ++j) s.sa.push_back(hexval(tok[3 + 2 * K + j], lineno));
+  for (uint64_t j = 0; j < S; ++j) s.sb.push_back(hexval(tok[3 + 2 * K + S + j], lineno));
+  if (P.pair_interleave && K > 2) {  // k mod 4 in {0,1} first, then {2,3}
+    std::vector<uint64_t> ra, rb;
+    for (int pass = 0; pass < 2; ++pass)
+      for (uint64_t k = 0; k < K; ++k)
+        if (((k >> 1) & 1) == static_cast<uint64_t>(pass)) { ra.push_back(s.a[k]); rb.push_back(s.b[k]); }
+    s.a.swap(ra);
+    s.b.swap(rb);
+  }
+  s.groups = K == 0 ? 1 : static_cast<int>((K + P.n - 1) / P.n);
+  return s;
+}
+
+#if VM_TRACE
+// Verilator's own file retries a write that makes no progress forever and fails fatally
+// through a path that can deadlock (a full disk hung `trace --engine rtl`): this one exits.
+struct CheckedVcdFile : VerilatedVcdFile {
+  std::string name;
+  bool open(const std::string& n) override {
+    name = n;
+    return VerilatedVcdFile::open(n);
+  }
+  ssize_t write(const char* p, ssize_t len) override {
+    ssize_t w;
+    do w = VerilatedVcdFile::write(p, len);
+    while (w < 0 && errno == EINTR);
+    if (w <= 0) {
+      const std::string why = w < 0 ? std::strerror(errno) : "no progress";
+      std::fprintf(stderr, "harness: %s: write failed (%s)\n", name.c_str(), why.c_str());
+      std::_Exit(3);
+    }
+    return w;
+  }
+};
+#endif
+
+/// The Verilated top, its clock and its optional VCD.
+struct Sim {
+  std::unique_ptr<VerilatedContext> ctx = std::make_unique<VerilatedContext>();
+  std::unique_ptr<Vtop> top = std::make_unique<Vtop>(ctx.get());
+  uint64_t cycles = 0;
+#if VM_TRACE
+  CheckedVcdFile vcd_file;
+  std::unique_ptr<VerilatedVcdC> tfp;
+#endif
+  explicit Sim(const char* vcd) {
+#if VM_TRACE
+    if (vcd) {
+      ctx->traceEverOn(true);
+      tfp = std::make_unique<VerilatedVcdC>(&vcd_file);
+      top->trace(tfp.get(), 99);
+      tfp->open(vcd);
+    }
+#else
+    if (vcd) die("--vcd: this harness was built without tracing");
+#endif
+  }
+  /// A cycle: the inputs settle with clk low (ns 10c+5), then the rising edge (ns 10c+10).
+  void tick() {
+    top->clk = 0;
+    top->eval();
+#if VM_TRACE
+    if (tfp) tfp->dump(10 * cycles + 5);
+#endif
+    top->clk = 1;
+    top->eval();
+#if VM_TRACE
+    if (tfp) tfp->dump(10 * cycles + 10);
+#endif
+    ++cycles;
+  }
+  void close() {
+    top->final();
+#if VM_TRACE
+    if (tfp) tfp->close();
+#endif
+  }
+};
+
+/// A group waiting to enter: its sample, its number and its c (the previous group's d).
+struct Item {
+  uint32_t sample;
+  int group;
+  uint64_t c;
+};
+
+/// Puts one group of a sample on the top's input ports.
+void issue_group(Vtop& top, const Params& P, const Sample& s, const Item& it) {
+  const int K = static_cast<int>(s.a.size());
+  const int k0 = it.group * P.n;
+  uint64_t lanes = 0;
+  for (int i = 0; i < P.n; ++i) {
+    const int k = k0 + i;
+    const bool on = k < K;
+    if (on) lanes |= uint64_t{1} << i;
+    put(top.in_a, i * P.aw, P.aw, on ? s.a[k] : 0);
+    put(top.in_b, i * P.bw, P.bw, on ? s.b[k] : 0);
+  }
+  put(top.in_lanes, 0, P.n, lanes);
+  put_scales(top, P, s, k0);
+  put(top.in_c, 0, P.ow, it.c);
+  put(top.in_cf, 0, P.ow, s.c);
+  top.in_last = it.group == s.groups - 1;
+  top.in_tag = s.tag;
+  top.in_grp = static_cast<uint8_t>(it.group);
+  top.in_valid = 1;
+}
+
+/// Runs every sample through the top, one group entering per cycle (samples interleaved, at
+/// most 4096 in flight); returns d of each sample as stored.
+std::vector<uint64_t> simulate(Sim& sim, const Params& P, const std::vector<Sample>& samples,
+                               const std::unordered_map<uint32_t, uint32_t>& index_of) {
+  Vtop& top = *sim.top;
+  std::deque<Item> ready;
+  std::vector<uint64_t> d(samples.size());
+  std::vector<int> cur(samples.size(), 0);  // group in flight of each sample
+  const size_t window = 4096;  // samples in flight at most
+  size_t admitted = 0, done = 0, inflight = 0;
+  while (done < samples.size()) {
+    while (admitted < samples.size() && inflight < window) {
+      const Sample& s = samples[admitted];
+      ready.push_back(Item{static_cast<uint32_t>(admitted), 0, P.c_final ? 0 : s.c});
+      ++admitted;
+      ++inflight;
+    }
+    top.in_valid = 0;
+    if (!ready.empty()) {
+      const Item it = ready.front();
+      ready.pop_front();
+      issue_group(top, P, samples[it.sample], it);
+    }
+    sim.tick();
+    if (top.out_valid) {
+      const uint32_t si = index_of.at(static_cast<uint32_t>(top.out_tag));
+      if (top.out_last) {
+        d[si] = get(top.out_d32);
+        ++done;
+        --inflight;
+      } else {
+        ready.push_back(Item{si, ++cur[si], get(top.out_d)});
+      }
+    }
+    if (sim.cycles > (uint64_t{1} << 58)) die("simulation did not finish");
+  }
+  top.in_valid = 0;
+  sim.tick();
+  return d;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -126,183 +325,27 @@ int main(int argc, char** argv) {
   FILE* out = std::fopen(argv[2], "w");
   if (!out) die(std::string(argv[2]) + ": " + std::strerror(errno));
 
-  // header
-  Params P;
-  std::string line;
-  size_t lineno = 0;
-  auto read_line = [&](std::string& s) -> bool {
-    s.clear();
-    int ch;
-    while ((ch = std::fgetc(in)) != EOF && ch != '\n') s += static_cast<char>(ch);
-    if (ch == EOF && s.empty()) return false;
-    ++lineno;
-    return true;
-  };
-  if (!read_line(line)) die("IN is empty");
-  {
-    int pi = 0, cf = 0;
-    if (std::sscanf(line.c_str(), "matcore-rtl n_fma=%d aw=%d bw=%d ow=%d pair_interleave=%d c_final=%d", &P.n, &P.aw,
-                    &P.bw, &P.ow, &pi, &cf) != 6 || P.n < 1 || P.n > 64)
-      die("IN line 1: not a matcore-rtl header");
-    P.pair_interleave = pi != 0;
-    P.c_final = cf != 0;
-    const char* sb = std::strstr(line.c_str(), " scale_block=");
-    if (sb && (std::sscanf(sb, " scale_block=%d", &P.scale_block) != 1 || P.scale_block < 1))
-      die("IN line 1: bad scale_block");
-    if ((P.scale_block > 0) != HasScales<Vtop>::value)
-      die(P.scale_block ? "IN line 1: scale_block given, but this top takes no scales" : "IN line 1: this top needs scale_block");
-  }
-
+  LineReader r{in};
+  const Params P = read_header(r);
   std::vector<Sample> samples;
-  std::vector<char*> tok;
-  while (read_line(line)) {
-    if (line.empty()) continue;
-    tok.clear();
-    for (char* t = std::strtok(&line[0], " \t\r"); t; t = std::strtok(nullptr, " \t\r")) tok.push_back(t);
-    if (tok.size() < 3) die("IN line " + std::to_string(lineno) + ": too few fields");
-    Sample s;
-    const uint64_t tag = hexval(tok[0], lineno);
-    const uint64_t K = hexval(tok[1], lineno);
-    if (tag > 0xffffffffu) die("IN line " + std::to_string(lineno) + ": the tag is over 32 bits");
-    const uint64_t S = P.scale_block ? (K + P.scale_block - 1) / P.scale_block : 0;
-    if (K > 1u << 24 || tok.size() != 3 + 2 * K + 2 * S)
-      die("IN line " + std::to_string(lineno) + ": expected " + std::to_string(3 + 2 * K + 2 * S) + " fields");
-    s.tag = static_cast<uint32_t>(tag);
-    s.c = hexval(tok[2], lineno);
-    for (uint64_t k = 0; k < K; ++k) s.a.push_back(hexval(tok[3 + k], lineno));
-    for (uint64_t k = 0; k < K; ++k) s.b.push_back(hexval(tok[3 + K + k], lineno));
-    for (uint64_t j = 0; j < S; ++j) s.sa.push_back(hexval(tok[3 + 2 * K + j], lineno));
-    for (uint64_t j = 0; j < S; ++j) s.sb.push_back(hexval(tok[3 + 2 * K + S + j], lineno));
-    if (P.pair_interleave && K > 2) {  // k mod 4 in {0,1} first, then {2,3}
-      std::vector<uint64_t> ra, rb;
-      for (int pass = 0; pass < 2; ++pass)
-        for (uint64_t k = 0; k < K; ++k)
-          if (((k >> 1) & 1) == static_cast<uint64_t>(pass)) { ra.push_back(s.a[k]); rb.push_back(s.b[k]); }
-      s.a.swap(ra);
-      s.b.swap(rb);
-    }
-    s.groups = K == 0 ? 1 : static_cast<int>((K + P.n - 1) / P.n);
-    samples.push_back(std::move(s));
-  }
+  std::string line;
+  while (r.next(line))
+    if (!line.empty()) samples.push_back(parse_sample(P, line, r.lineno));
   std::fclose(in);
   std::unordered_map<uint32_t, uint32_t> index_of;  // tag -> sample
   for (size_t i = 0; i < samples.size(); ++i)
     if (!index_of.emplace(samples[i].tag, static_cast<uint32_t>(i)).second)
       die("IN: tag " + std::to_string(samples[i].tag) + " given twice");
 
-#if VM_TRACE
-  // Verilator's own file retries a write that makes no progress forever and fails fatally
-  // through a path that can deadlock (a full disk hung `trace --engine rtl`): this one exits.
-  struct CheckedVcdFile : VerilatedVcdFile {
-    std::string name;
-    bool open(const std::string& n) override {
-      name = n;
-      return VerilatedVcdFile::open(n);
-    }
-    ssize_t write(const char* p, ssize_t len) override {
-      ssize_t w;
-      do w = VerilatedVcdFile::write(p, len);
-      while (w < 0 && errno == EINTR);
-      if (w <= 0) {
-        const std::string why = w < 0 ? std::strerror(errno) : "no progress";
-        std::fprintf(stderr, "harness: %s: write failed (%s)\n", name.c_str(), why.c_str());
-        std::_Exit(3);
-      }
-      return w;
-    }
-  };
-  CheckedVcdFile vcd_file;
-#endif
-  auto ctx = std::make_unique<VerilatedContext>();
-  auto top = std::make_unique<Vtop>(ctx.get());
-#if VM_TRACE
-  std::unique_ptr<VerilatedVcdC> tfp;
-  if (vcd) {
-    ctx->traceEverOn(true);
-    tfp = std::make_unique<VerilatedVcdC>(&vcd_file);
-    top->trace(tfp.get(), 99);
-    tfp->open(vcd);
-  }
-#else
-  if (vcd) die("--vcd: this harness was built without tracing");
-#endif
-  uint64_t cycles = 0;  // a cycle: the inputs settle with clk low (ns 10c+5), then the rising edge (ns 10c+10)
-  auto tick = [&] {
-    top->clk = 0;
-    top->eval();
-#if VM_TRACE
-    if (tfp) tfp->dump(10 * cycles + 5);
-#endif
-    top->clk = 1;
-    top->eval();
-#if VM_TRACE
-    if (tfp) tfp->dump(10 * cycles + 10);
-#endif
-    ++cycles;
-  };
-
+  Sim sim(vcd);
   const auto t0 = std::chrono::steady_clock::now();
-  struct Item { uint32_t sample; int group; uint64_t c; };
-  std::deque<Item> ready;
-  std::vector<uint64_t> d(samples.size());
-  std::vector<int> cur(samples.size(), 0);  // group in flight of each sample
-  const size_t window = 4096;  // samples in flight at most
-  size_t admitted = 0, done = 0, inflight = 0;
-  while (done < samples.size()) {
-    while (admitted < samples.size() && inflight < window) {
-      const Sample& s = samples[admitted];
-      ready.push_back(Item{static_cast<uint32_t>(admitted), 0, P.c_final ? 0 : s.c});
-      ++admitted;
-      ++inflight;
-    }
-    top->in_valid = 0;
-    if (!ready.empty()) {
-      const Item it = ready.front();
-      ready.pop_front();
-      const Sample& s = samples[it.sample];
-      const int K = static_cast<int>(s.a.size());
-      const int k0 = it.group * P.n;
-      uint64_t lanes = 0;
-      for (int i = 0; i < P.n; ++i) {
-        const int k = k0 + i;
-        const bool on = k < K;
-        if (on) lanes |= uint64_t{1} << i;
-        put(top->in_a, i * P.aw, P.aw, on ? s.a[k] : 0);
-        put(top->in_b, i * P.bw, P.bw, on ? s.b[k] : 0);
-      }
-      put(top->in_lanes, 0, P.n, lanes);
-      put_scales(*top, P, s, k0);
-      put(top->in_c, 0, P.ow, it.c);
-      put(top->in_cf, 0, P.ow, s.c);
-      top->in_last = it.group == s.groups - 1;
-      top->in_tag = s.tag;
-      top->in_grp = static_cast<uint8_t>(it.group);
-      top->in_valid = 1;
-    }
-    tick();
-    if (top->out_valid) {
-      const uint32_t si = index_of.at(static_cast<uint32_t>(top->out_tag));
-      if (top->out_last) {
-        d[si] = get(top->out_d32);
-        ++done;
-        --inflight;
-      } else {
-        ready.push_back(Item{si, ++cur[si], get(top->out_d)});
-      }
-    }
-    if (cycles > (uint64_t{1} << 58)) die("simulation did not finish");
-  }
-  top->in_valid = 0;
-  tick();
-  top->final();
+  const std::vector<uint64_t> d = simulate(sim, P, samples, index_of);
+  sim.close();
   if (stats) {
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::fprintf(stderr, "simulated %zu samples in %llu cycles, %.3f s: %.0f dot/s, %.0f cycles/s\n", samples.size(),
-                 static_cast<unsigned long long>(cycles), secs, samples.size() / secs, cycles / secs);
+                 static_cast<unsigned long long>(sim.cycles), secs, samples.size() / secs, sim.cycles / secs);
   }
-#if VM_TRACE
-  if (tfp) tfp->close();
-#endif
   const int dw = P.ow < 32 ? 8 : (P.ow + 3) / 4;
   for (uint64_t v : d)
     if (std::fprintf(out, "%0*" PRIx64 "\n", dw, v) < 0) die(std::string(argv[2]) + ": write failed");

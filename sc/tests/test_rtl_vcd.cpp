@@ -121,6 +121,105 @@ std::string hex_of(const std::string& bits) {
   return "0x" + h;
 }
 
+/// check.d_hw and check.mismatch of a VCD while the last stage holds a sample: the hardware's d
+/// of that sample, and whether it differs from the model's (sample 3's does).
+void check_scope(const Datapath& dp, const Vcd& v, const std::string& who, const std::vector<uint64_t>& hw) {
+  const std::string last = plan(dp).back().name;
+  ASSERT_TRUE(v.has("check.d_hw") && v.has("check.mismatch")) << who << " VCD has no check scope";
+  std::set<uint64_t> seen;
+  for (uint64_t t : v.times(last + ".tag")) {
+    if (v.u(last + ".valid", t) != 1) continue;
+    const uint64_t tag = v.u(last + ".tag", t);
+    seen.insert(tag);
+    EXPECT_EQ(v.u("check.d_hw", t), hw[tag]) << who << " sample " << tag;
+    EXPECT_EQ(v.u("check.mismatch", t), tag == 3 ? 1u : 0u) << who << " sample " << tag;
+  }
+  EXPECT_EQ(seen, (std::set<uint64_t>{0, 1, 3, 5})) << who << ": samples seen by " << last;
+}
+
+/// The RTL's records against SystemC's, signal by signal; returns the signals compared and
+/// counts the (sample, group) pairs the issue stage held in *groups.
+size_t compare_records(const Datapath& dp, const std::map<Key, std::map<std::string, std::string>>& want,
+                       const std::map<Key, std::map<std::string, std::string>>& got, int k, const std::string& strategy,
+                       size_t* groups) {
+  std::set<Key> keys;
+  for (const auto& e : want) keys.insert(e.first);
+  for (const auto& e : got) keys.insert(e.first);
+  size_t compared = 0;
+  int reported = 0;
+  for (const Key& key : keys) {  // stage by stage in (stage name, tag, group) order
+    const std::string where = std::get<0>(key) + " sample " + std::to_string(std::get<1>(key)) + " group " +
+                              std::to_string(std::get<2>(key)) + " (" + strategy + ")";
+    if (!want.count(key) || !got.count(key)) {
+      ADD_FAILURE() << where << ": held by " << (want.count(key) ? "SystemC only" : "the RTL only");
+      continue;
+    }
+    if (std::get<0>(key) == "issue") ++*groups;
+    for (const auto& s : want.at(key)) {
+      if (!holds_pair(s.first, dp, k, std::get<2>(key))) continue;
+      const auto it = got.at(key).find(s.first);
+      ++compared;
+      if (it != got.at(key).end() && it->second == s.second) continue;
+      if (++reported <= 12)
+        ADD_FAILURE() << where << ": " << s.first << " rtl " << (it == got.at(key).end() ? "-" : hex_of(it->second))
+                      << " c++ " << hex_of(s.second);
+    }
+  }
+  EXPECT_EQ(reported, 0) << "signals that differ (first 12 shown)";
+  return compared;
+}
+
+/// The RTL against the records of the C++ trace itself (mc::dot, what `dot --trace` prints):
+/// every signal of every record of the traced samples, read when the record's stage holds
+/// (sample, group). Returns the signals compared.
+size_t compare_trace(const Datapath& dp, const std::string& set, int k, const std::string& strategy,
+                     const std::map<Key, std::map<std::string, std::string>>& got) {
+  const SampleSet ss = load_sample_set(dp, set + "/a.txt", set + "/b.txt", set + "/c.txt", set + "/c.txt");
+  const std::vector<SignalField> table = signal_table(dp);
+  const int ns = dp.scaled() ? scales_per_sample(dp, k) : 0;
+  const ScaleFile xa = ns ? read_scale_file(set + "/sa.txt", ns, dp.scale_fmt) : ScaleFile{},
+                  xb = ns ? read_scale_file(set + "/sb.txt", ns, dp.scale_fmt) : ScaleFile{};
+  size_t compared = 0;
+  for (uint64_t i : {5u, 1u, 3u, 0u}) {
+    Trace tr;
+    dot(dp, &ss.a[i * k], &ss.b[i * k], k, ss.c[i], ns ? ScaleRefs{&xa.v[i * ns], &xb.v[i * ns]} : ScaleRefs{}, &tr);
+    uint64_t g = 0;
+    for (const TraceRow& row : tr.rows) {
+      if (row.name == "group") g = std::stoull(row.value);
+      for (const TraceSignal& sg : row.signals) {
+        const Key key{mc_test::owner_of(dp, table, row.name), i, g};
+        const auto at = got.find(key);
+        const std::string where = std::get<0>(key) + " sample " + std::to_string(i) + " group " + std::to_string(g) + " (" + strategy + ")";
+        if (at == got.end() || !at->second.count(sg.name)) {
+          ADD_FAILURE() << where << ": the RTL VCD holds no " << sg.name << " (record " << row.name << ")";
+          continue;
+        }
+        ++compared;
+        EXPECT_EQ(to_hex(mc_test::to_u128(at->second.at(sg.name))), to_hex(sg.bits))
+            << where << ": " << sg.name << " rtl against the C++ record " << row.name << " = " << row.value;
+      }
+    }
+  }
+  return compared;
+}
+
+/// The hardware's d of the set in `set`: the model's (with the samples' block scales, which both
+/// traces read), but sample 3's last bit flipped (check.mismatch); written to set/d.txt.
+std::vector<uint64_t> hardware_d(const Datapath& dp, const std::string& set, int k) {
+  const SampleSet ss = load_sample_set(dp, set + "/a.txt", set + "/b.txt", set + "/c.txt", set + "/c.txt");  // (d unused)
+  std::vector<uint64_t> hw = run_samples(dp, ss);
+  if (dp.scaled()) {
+    const int ns = scales_per_sample(dp, k);
+    const ScaleFile xa = read_scale_file(set + "/sa.txt", ns, dp.scale_fmt), xb = read_scale_file(set + "/sb.txt", ns, dp.scale_fmt);
+    for (size_t i = 0; i < ss.n; ++i)
+      hw[i] = widen_result(dp, dot(dp, &ss.a[i * k], &ss.b[i * k], k, ss.c[i], ScaleRefs{&xa.v[i * ns], &xb.v[i * ns]}));
+  }
+  hw[3] ^= 1;
+  std::ofstream d(set + "/d.txt");
+  for (uint64_t x : hw) d << to_hex_bits(kBinary32, x) << "\n";
+  return hw;
+}
+
 class RtlStages : public ::testing::TestWithParam<Case> {};
 
 TEST_P(RtlStages, EverySignalEqualsTheCxxStages) {
@@ -142,20 +241,7 @@ TEST_P(RtlStages, EverySignalEqualsTheCxxStages) {
                                    &out),
               0)
         << out;
-    // the hardware's d: the model's, but sample 3's last bit flipped (check.mismatch)
-    const SampleSet ss = load_sample_set(dp, set + "/a.txt", set + "/b.txt", set + "/c.txt", set + "/c.txt");  // (d unused)
-    std::vector<uint64_t> hw = run_samples(dp, ss);
-    if (dp.scaled()) {  // with the samples' block scales (sa.txt, sb.txt), which both traces read
-      const int ns = scales_per_sample(dp, k);
-      const ScaleFile xa = read_scale_file(set + "/sa.txt", ns, dp.scale_fmt), xb = read_scale_file(set + "/sb.txt", ns, dp.scale_fmt);
-      for (size_t i = 0; i < ss.n; ++i)
-        hw[i] = widen_result(dp, dot(dp, &ss.a[i * k], &ss.b[i * k], k, ss.c[i], ScaleRefs{&xa.v[i * ns], &xb.v[i * ns]}));
-    }
-    hw[3] ^= 1;
-    {
-      std::ofstream d(set + "/d.txt");
-      for (uint64_t x : hw) d << to_hex_bits(kBinary32, x) << "\n";
-    }
+    const std::vector<uint64_t> hw = hardware_d(dp, set, k);
     const std::string pick = " --file " + set + " --samples 5,1,3,0";  // numbered as in the file
     const std::string sc_vcd = set + "/sc.vcd", rtl_vcd = set + "/rtl.vcd";
     out.clear();
@@ -183,69 +269,10 @@ TEST_P(RtlStages, EverySignalEqualsTheCxxStages) {
         EXPECT_EQ(v->width.at(v->id_of.at(f.name)), f.width) << f.name;
       }
     }
-    for (const Vcd* v : {&sc, &rtl}) {  // check.d_hw and check.mismatch while the last stage holds a sample
-      const std::string last = plan(dp).back().name, who = v == &sc ? "SystemC" : "RTL";
-      ASSERT_TRUE(v->has("check.d_hw") && v->has("check.mismatch")) << who << " VCD has no check scope";
-      std::set<uint64_t> seen;
-      for (uint64_t t : v->times(last + ".tag")) {
-        if (v->u(last + ".valid", t) != 1) continue;
-        const uint64_t tag = v->u(last + ".tag", t);
-        seen.insert(tag);
-        EXPECT_EQ(v->u("check.d_hw", t), hw[tag]) << who << " sample " << tag;
-        EXPECT_EQ(v->u("check.mismatch", t), tag == 3 ? 1u : 0u) << who << " sample " << tag;
-      }
-      EXPECT_EQ(seen, (std::set<uint64_t>{0, 1, 3, 5})) << who << ": samples seen by " << last;
-    }
-    const auto want = records(sc, dp), got = records(rtl, dp);
-    std::set<Key> keys;
-    for (const auto& e : want) keys.insert(e.first);
-    for (const auto& e : got) keys.insert(e.first);
-    int reported = 0;
-    for (const Key& key : keys) {  // stage by stage in (stage name, tag, group) order
-      const std::string where = std::get<0>(key) + " sample " + std::to_string(std::get<1>(key)) + " group " +
-                                std::to_string(std::get<2>(key)) + " (" + strategy + ")";
-      if (!want.count(key) || !got.count(key)) {
-        ADD_FAILURE() << where << ": held by " << (want.count(key) ? "SystemC only" : "the RTL only");
-        continue;
-      }
-      if (std::get<0>(key) == "issue") ++groups;
-      for (const auto& s : want.at(key)) {
-        if (!holds_pair(s.first, dp, k, std::get<2>(key))) continue;
-        const auto it = got.at(key).find(s.first);
-        ++compared;
-        if (it != got.at(key).end() && it->second == s.second) continue;
-        if (++reported <= 12)
-          ADD_FAILURE() << where << ": " << s.first << " rtl " << (it == got.at(key).end() ? "-" : hex_of(it->second))
-                        << " c++ " << hex_of(s.second);
-      }
-    }
-    EXPECT_EQ(reported, 0) << "signals that differ (first 12 shown)";
-    // and the RTL against the records of the C++ trace itself (mc::dot, what `dot --trace`
-    // prints): every signal of every record, read when the record's stage holds (sample, group)
-    const std::vector<SignalField> table = signal_table(dp);
-    const int ns = dp.scaled() ? scales_per_sample(dp, k) : 0;
-    const ScaleFile xa = ns ? read_scale_file(set + "/sa.txt", ns, dp.scale_fmt) : ScaleFile{},
-                    xb = ns ? read_scale_file(set + "/sb.txt", ns, dp.scale_fmt) : ScaleFile{};
-    for (uint64_t i : {5u, 1u, 3u, 0u}) {
-      Trace tr;
-      dot(dp, &ss.a[i * k], &ss.b[i * k], k, ss.c[i], ns ? ScaleRefs{&xa.v[i * ns], &xb.v[i * ns]} : ScaleRefs{}, &tr);
-      uint64_t g = 0;
-      for (const TraceRow& row : tr.rows) {
-        if (row.name == "group") g = std::stoull(row.value);
-        for (const TraceSignal& sg : row.signals) {
-          const Key key{mc_test::owner_of(dp, table, row.name), i, g};
-          const auto at = got.find(key);
-          const std::string where = std::get<0>(key) + " sample " + std::to_string(i) + " group " + std::to_string(g) + " (" + strategy + ")";
-          if (at == got.end() || !at->second.count(sg.name)) {
-            ADD_FAILURE() << where << ": the RTL VCD holds no " << sg.name << " (record " << row.name << ")";
-            continue;
-          }
-          ++compared_trace;
-          EXPECT_EQ(to_hex(mc_test::to_u128(at->second.at(sg.name))), to_hex(sg.bits))
-              << where << ": " << sg.name << " rtl against the C++ record " << row.name << " = " << row.value;
-        }
-      }
-    }
+    for (const Vcd* v : {&sc, &rtl}) check_scope(dp, *v, v == &sc ? "SystemC" : "RTL", hw);
+    const auto got = records(rtl, dp);
+    compared += compare_records(dp, records(sc, dp), got, k, strategy, &groups);
+    compared_trace += compare_trace(dp, set, k, strategy, got);
     std::remove(sc_vcd.c_str());
     std::remove(rtl_vcd.c_str());
   }

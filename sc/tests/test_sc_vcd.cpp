@@ -90,8 +90,8 @@ TraceCase from_paper(const std::string& family, const std::string& table, const 
   return t;
 }
 
-std::vector<TraceCase> cases() {
-  std::vector<TraceCase> v;
+/// The AMD families: a paper vector each (the CDNA3 odd/even sums too).
+void amd_cases(std::vector<TraceCase>& v) {
   {
     TraceCase t = from_paper("cdna1", "paper_cdna1.pvt", "mi100", "fp16", {"c", "p1", "p16"});
     t.documented = with_common({"adder.valid", "adder.exact", "adder.exact_e", "adder.exact_s", "adder.exact_sticky"});
@@ -121,6 +121,10 @@ std::vector<TraceCase> cases() {
                                 "oddeven.valid", "adder.s_sum", "cadd.s_acc", "normaliser.s_acc"});
     v.push_back(t);
   }
+}
+
+/// NVIDIA: fixed vectors (H100 fp16; B200 e4m3 mma.sync with binary16 output).
+void nvidia_cases(std::vector<TraceCase>& v) {
   {  // NVIDIA H100 fp16: truncated alignment of a 2^-26 product and of a negative term
     TraceCase t;
     t.family = "nvidia";
@@ -156,6 +160,10 @@ std::vector<TraceCase> cases() {
                                 "outconv.d32"});
     v.push_back(t);
   }
+}
+
+/// The block-scaled types: fixed vectors with scales.
+void blockscaled_cases(std::vector<TraceCase>& v) {
   {  // block-scaled (issue 27): ST-FDPA (mxf8f6f4 e4m3 x e2m1, E8M0 per 32) and GST-FDPA (nvfp4,
      // UE4M3 per 16, a group that cancels, a zero-scale group, a subnormal scale)
     TraceCase t;
@@ -191,6 +199,13 @@ std::vector<TraceCase> cases() {
                                 "grouper.s1_f", "grouper.e2", "aligner.e_max", "adder.s_acc"});
     v.push_back(n);
   }
+}
+
+std::vector<TraceCase> cases() {
+  std::vector<TraceCase> v;
+  amd_cases(v);
+  nvidia_cases(v);
+  blockscaled_cases(v);
   return v;
 }
 

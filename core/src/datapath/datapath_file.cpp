@@ -118,9 +118,11 @@ std::string datapath_to_toml(const Datapath& dp) {
   return os.str();
 }
 
-Datapath datapath_from_toml(const std::string& text, const std::string& source) {
-  // ASCII only: every field value is ASCII, and toml++ 3.3 reaches __builtin_unreachable on some
-  // non-ASCII bytes (found by fuzz_datapath: " \xef\xbb\xb1")
+namespace {
+
+/// ASCII only: every field value is ASCII, and toml++ 3.3 reaches __builtin_unreachable on some
+/// non-ASCII bytes (found by fuzz_datapath: " \xef\xbb\xb1"). InputError at the first other byte.
+void check_ascii(const std::string& text, const std::string& source) {
   int line = 1, col = 1;
   for (const char ch : text) {
     const unsigned char u = static_cast<unsigned char>(ch);
@@ -133,6 +135,36 @@ Datapath datapath_from_toml(const std::string& text, const std::string& source) 
     if (ch == '\n') ++line, col = 1;
     else ++col;
   }
+}
+
+/// The text form of a field's TOML value, as set_field takes it; false when the TOML type is
+/// not the field's.
+bool field_text(const Field& f, const toml::node& node, std::string& v) {
+  switch (f.kind) {
+    case FieldKind::Int:
+      if (!node.is_integer()) return false;
+      v = std::to_string(*node.value<int64_t>());
+      return true;
+    case FieldKind::Limit:  // an integer, or the string of the none word ("none"), not "12"
+      if (node.is_integer()) v = std::to_string(*node.value<int64_t>());
+      else if (node.is_string() && *node.value<std::string>() == f.none_word) v = f.none_word;
+      else return false;
+      return true;
+    case FieldKind::Bool:
+      if (!node.is_boolean()) return false;
+      v = *node.value<bool>() ? "true" : "false";
+      return true;
+    default:
+      if (!node.is_string()) return false;
+      v = *node.value<std::string>();
+      return true;
+  }
+}
+
+}  // namespace
+
+Datapath datapath_from_toml(const std::string& text, const std::string& source) {
+  check_ascii(text, source);
   toml::table tbl;
   try {
     tbl = toml::parse(text, source);
@@ -179,27 +211,7 @@ Datapath datapath_from_toml(const std::string& text, const std::string& source) 
       throw InputError(at + ": unknown field '" + k + "' (fields: " + known + ")");
     }
     std::string v;
-    bool ok = true;
-    switch (f->kind) {
-      case FieldKind::Int:
-        ok = node.is_integer();
-        if (ok) v = std::to_string(*node.value<int64_t>());
-        break;
-      case FieldKind::Limit:  // an integer, or the string of the none word ("none"), not "12"
-        if (node.is_integer()) v = std::to_string(*node.value<int64_t>());
-        else if (node.is_string() && *node.value<std::string>() == f->none_word) v = f->none_word;
-        else ok = false;
-        break;
-      case FieldKind::Bool:
-        ok = node.is_boolean();
-        if (ok) v = *node.value<bool>() ? "true" : "false";
-        break;
-      default:
-        ok = node.is_string();
-        if (ok) v = *node.value<std::string>();
-        break;
-    }
-    if (!ok) {
+    if (!field_text(*f, node, v)) {
       std::ostringstream t;
       t << node.type();
       throw InputError(at + ": field '" + k + "': must be " + field_allowed(*f) + " (got a TOML " + t.str() + ")");

@@ -152,8 +152,8 @@ Field bits_field(const char* name, uint64_t Datapath::*m, const char* doc) {
   return f;
 }
 
-std::vector<Field> build() {
-  std::vector<Field> v;
+/// The identity fields and the architecture facts (not numerical: they name the datapath).
+void add_identity(std::vector<Field>& v) {
   // identity (not numerical: they name the datapath)
   v.push_back(text_field("arch", "identity", &Datapath::arch, "architecture or design name (the first part of the datapath's name)"));
   v.push_back(text_field("type", "identity", &Datapath::type, "input type name: TA or TA,TB (the second part of the name)"));
@@ -180,6 +180,10 @@ std::vector<Field> build() {
                          "instruction classes the architecture executes (mma, wgmma, tcgen05; comma list); empty: all of its family's"));
   v.push_back(text_field("hypothesis", "identity", &Datapath::hypothesis,
                          "a hypothesis, not a measured or published unit (CDNA4): the fields a probe must decide (comma list); empty: measured or published"));
+}
+
+/// The formats, the inputs and the multiplier.
+void add_formats(std::vector<Field>& v) {
   // formats
   v.push_back(format_field("a_fmt", &Datapath::a_fmt, "format of the a operands"));
   v.push_back(format_field("b_fmt", &Datapath::b_fmt, "format of the b operands"));
@@ -198,6 +202,10 @@ std::vector<Field> build() {
                           "a product with |p| >= 2^this becomes Inf (CDNA3: 128); none: never"));
   v.push_back(bool_field("prod_round_out", "multiplier", &Datapath::prod_round_out,
                          "products rounded (RNE) to out_fmt before the adder (CDNA2)"));
+}
+
+/// The adder structure and the aligner.
+void add_adder(std::vector<Field>& v) {
   // adder structure
   v.push_back(choice_field("adder", "adder", {"exact", "pairwise", "fused"},
                            [](const Datapath& d) { return std::string(adder_word(d.adder)); },
@@ -240,6 +248,10 @@ std::vector<Field> build() {
                           "exponent given to c = 0 in the alignment (CDNA3: -126); none: c = 0 takes no part"));
   v.push_back(bool_field("late_c", "aligner", &Datapath::late_c,
                          "c added after the product sum by the c-aligner (Algorithms 1, 2); false: c is one more term"));
+}
+
+/// The odd/even sums, the c-aligner, the rounder and the specials.
+void add_accumulation(std::vector<Field>& v) {
   // odd-even
   v.push_back(int_field("partial_frac", "odd_even", &Datapath::partial_frac, 0, 100,
                         "interleave 2: the partial sums are shifted to e_max and rounded down to this many fraction bits"));
@@ -268,6 +280,10 @@ std::vector<Field> build() {
   v.push_back(bits_field("nan_propagate", &Datapath::nan_propagate, "result bits when an input is NaN"));
   v.push_back(bool_field("nan_keep_sign", "specials", &Datapath::nan_keep_sign,
                          "NaN input: the result takes the sign of the first NaN (c, then the products; AMD)"));
+}
+
+/// The block scales, the k order and the addend.
+void add_scales(std::vector<Field>& v) {
   // block scales
   {
     Field f = format_field("scale_fmt", &Datapath::scale_fmt, "format of the block scales: e8m0 (OCP MX) or ue4m3 (NVFP4)");
@@ -308,6 +324,15 @@ std::vector<Field> build() {
       return d.c_final_add ? base(d, s) : std::vector<std::string>{};
     };
   }
+}
+
+std::vector<Field> build() {
+  std::vector<Field> v;
+  add_identity(v);
+  add_formats(v);
+  add_adder(v);
+  add_accumulation(v);
+  add_scales(v);
   return v;
 }
 

@@ -93,123 +93,146 @@ int group_probe_width(const Datapath& dp) {
   return std::min(span(dp.a_fmt) + span(dp.b_fmt) + clog2(std::max(dp.group_size, 1) + 1) + scale_sig + 1, 128);
 }
 
-std::vector<SignalField> signal_table(const Datapath& dp) {
+namespace {
+
+/// The signal table being built: the entries in order, under the group (stage) of the moment.
+struct SignalTable {
+  const Datapath& dp;
   std::vector<SignalField> t;
   std::string group;
-  const int n = dp.n_fma, ow = dp.out_fmt.width();
-  auto add = [&](const std::string& nm, int w, char radix) { t.push_back(SignalField{group, nm, std::min(w, 128), radix}); };
-  auto B = [&](const std::string& nm) { add(nm, 1, 'b'); };
-  auto I = [&](const std::string& nm) { add(nm, 32, 's'); };
-  auto U = [&](const std::string& nm, int w) { add(nm, w, w == 1 ? 'b' : 'd'); };
-  auto FX = [&](const std::string& nm, int frac_max) {
+  void add(const std::string& nm, int w, char radix) { t.push_back(SignalField{group, nm, std::min(w, 128), radix}); }
+  void B(const std::string& nm) { add(nm, 1, 'b'); }
+  void I(const std::string& nm) { add(nm, 32, 's'); }
+  void U(const std::string& nm, int w) { add(nm, w, w == 1 ? 'b' : 'd'); }
+  /// A fixed-point value: NAME (two's complement), NAME_e, NAME_f.
+  void FX(const std::string& nm, int frac_max) {
     add(nm, fixed_probe_width(dp, frac_max), 'b');
     I(nm + "_e");
     I(nm + "_f");
-  };
+  }
+};
+
+/// The data signals of one planned stage, by its kind.
+void kind_signals(SignalTable& T, const PlannedStage& st) {
+  const Datapath& dp = T.dp;
+  const int n = dp.n_fma, ow = dp.out_fmt.width();
   const int fmax = std::max({dp.frac_bits, dp.partial_frac, dp.c_frac, dp.sum_frac, dp.acc_frac, dp.out_fmt.mbits});
+  const int sw = dp.scale_fmt.width(), blocks = dp.scaled() ? std::max(1, n / dp.scale_block) : 0;
+  auto add = [&T](const std::string& nm, int w, char radix) { T.add(nm, w, radix); };
+  auto B = [&T](const std::string& nm) { T.B(nm); };
+  auto I = [&T](const std::string& nm) { T.I(nm); };
+  auto U = [&T](const std::string& nm, int w) { T.U(nm, w); };
+  auto FX = [&T](const std::string& nm, int frac_max) { T.FX(nm, frac_max); };
+  switch (st.kind) {
+    case StageKind::Issue:
+      for (int i = 0; i < n; ++i) {
+        add("multiplier.a" + std::to_string(i), dp.a_fmt.width(), 'h');
+        add("multiplier.b" + std::to_string(i), dp.b_fmt.width(), 'h');
+      }
+      add("multiplier.c", ow, 'h');
+      break;
+    case StageKind::Multiplier:
+      for (int i = 0; i < n; ++i) {
+        const std::string p = "multiplier.p" + std::to_string(i);
+        add(p, product_probe_width(dp), 'h');
+        I(p + "_e");
+        B(p + "_s");
+        U(p + "_cls", 3);
+      }
+      break;
+    case StageKind::Aligner: {
+      const bool ie = dp.late_c && dp.interleave == 2;
+      I(ie ? "aligner.e_max_odd" : "aligner.e_max");
+      B(ie ? "aligner.sticky_odd" : "aligner.sticky");
+      if (ie) {
+        I("aligner.e_max_even");
+        B("aligner.sticky_even");
+      }
+      for (int i = 0; i < n; ++i) add("aligner.v" + std::to_string(i), dp.frac_bits + 4, 'b');
+      if (!dp.late_c) add("aligner.vc", dp.frac_bits + 4, 'b');
+      break;
+    }
+    case StageKind::Adder:
+      if (dp.late_c && dp.interleave == 2) {
+        FX("adder.s_sum_odd", dp.frac_bits);
+        FX("adder.s_sum_even", dp.frac_bits);
+      } else {
+        FX(dp.late_c ? "adder.s_sum" : "adder.s_acc", dp.frac_bits);
+      }
+      break;
+    case StageKind::OddEven: FX("adder.s_sum", dp.partial_frac); break;
+    case StageKind::CAdd:
+      I("cadd.e_c");
+      B("cadd.branch");
+      B("cadd.c_dropped");
+      B("cadd.sticky");
+      FX("cadd.s_acc", fmax);
+      break;
+    case StageKind::Normaliser:
+      B("normaliser.active");
+      B("normaliser.sticky");
+      FX("normaliser.s_acc", fmax);
+      break;
+    case StageKind::Exact:
+    case StageKind::PairCAdd: {
+      const std::string pre = st.kind == StageKind::Exact ? "adder.exact" : "cadd.exact";
+      add(pre, 128, 'h');
+      I(pre + "_e");
+      B(pre + "_s");
+      B(pre + "_sticky");
+      if (st.kind == StageKind::PairCAdd) B("cadd.special");
+      break;
+    }
+    case StageKind::PairLevel:
+      for (int k = 0; k < (n >> (st.level + 1)); ++k)
+        add("adder.pair" + std::to_string(st.level) + "_" + std::to_string(k), ow, 'h');
+      break;
+    case StageKind::Rounder: add("rounder.d", ow, 'h'); break;
+    case StageKind::CFinal: add("cfinal.d", ow, 'h'); break;
+    case StageKind::OutConv: add("outconv.d32", 32, 'h'); break;
+    case StageKind::Scaler:
+      for (int j = 0; j < blocks; ++j) {
+        add("scaler.sa" + std::to_string(j), sw, 'h');
+        add("scaler.sb" + std::to_string(j), sw, 'h');
+        I("scaler.e_s" + std::to_string(j));
+      }
+      break;
+    case StageKind::GroupSum:
+      for (int j = 0; j < n / std::max(1, dp.group_size); ++j) {
+        add("grouper.sa" + std::to_string(j), sw, 'h');
+        add("grouper.sb" + std::to_string(j), sw, 'h');
+        add("grouper.s" + std::to_string(j), group_probe_width(dp), 'b');
+        I("grouper.s" + std::to_string(j) + "_e");
+        I("grouper.s" + std::to_string(j) + "_f");
+        I("grouper.e" + std::to_string(j));
+      }
+      break;
+  }
+}
+
+}  // namespace
+
+std::vector<SignalField> signal_table(const Datapath& dp) {
+  SignalTable T{dp, {}, ""};
+  const int ow = dp.out_fmt.width();
   const std::vector<PlannedStage> stages = plan(dp);
   const size_t spec = static_cast<size_t>(specials_index(stage_list(dp)));
-  const int sw = dp.scale_fmt.width(), blocks = dp.scaled() ? std::max(1, n / dp.scale_block) : 0;
   for (size_t vi = 0; vi < stages.size(); ++vi) {
     const PlannedStage& st = stages[vi];
-    group = st.name;
-    B(st.name + ".valid");
-    U(st.name + ".tag", 32);
-    U(st.name + ".grp", 8);
+    T.group = st.name;
+    T.B(st.name + ".valid");
+    T.U(st.name + ".tag", 32);
+    T.U(st.name + ".grp", 8);
     if (vi == spec) {  // the specials detector: the control register of the stage after the multiplier
-      group = "specials";
-      U("specials.kind", 3);
-      add("specials.d", ow, 'h');
-      B("specials.zero_sign");
-      group = st.name;
+      T.group = "specials";
+      T.U("specials.kind", 3);
+      T.add("specials.d", ow, 'h');
+      T.B("specials.zero_sign");
+      T.group = st.name;
     }
-    switch (st.kind) {
-      case StageKind::Issue:
-        for (int i = 0; i < n; ++i) {
-          add("multiplier.a" + std::to_string(i), dp.a_fmt.width(), 'h');
-          add("multiplier.b" + std::to_string(i), dp.b_fmt.width(), 'h');
-        }
-        add("multiplier.c", ow, 'h');
-        break;
-      case StageKind::Multiplier:
-        for (int i = 0; i < n; ++i) {
-          const std::string p = "multiplier.p" + std::to_string(i);
-          add(p, product_probe_width(dp), 'h');
-          I(p + "_e");
-          B(p + "_s");
-          U(p + "_cls", 3);
-        }
-        break;
-      case StageKind::Aligner: {
-        const bool ie = dp.late_c && dp.interleave == 2;
-        I(ie ? "aligner.e_max_odd" : "aligner.e_max");
-        B(ie ? "aligner.sticky_odd" : "aligner.sticky");
-        if (ie) {
-          I("aligner.e_max_even");
-          B("aligner.sticky_even");
-        }
-        for (int i = 0; i < n; ++i) add("aligner.v" + std::to_string(i), dp.frac_bits + 4, 'b');
-        if (!dp.late_c) add("aligner.vc", dp.frac_bits + 4, 'b');
-        break;
-      }
-      case StageKind::Adder:
-        if (dp.late_c && dp.interleave == 2) {
-          FX("adder.s_sum_odd", dp.frac_bits);
-          FX("adder.s_sum_even", dp.frac_bits);
-        } else {
-          FX(dp.late_c ? "adder.s_sum" : "adder.s_acc", dp.frac_bits);
-        }
-        break;
-      case StageKind::OddEven: FX("adder.s_sum", dp.partial_frac); break;
-      case StageKind::CAdd:
-        I("cadd.e_c");
-        B("cadd.branch");
-        B("cadd.c_dropped");
-        B("cadd.sticky");
-        FX("cadd.s_acc", fmax);
-        break;
-      case StageKind::Normaliser:
-        B("normaliser.active");
-        B("normaliser.sticky");
-        FX("normaliser.s_acc", fmax);
-        break;
-      case StageKind::Exact:
-      case StageKind::PairCAdd: {
-        const std::string pre = st.kind == StageKind::Exact ? "adder.exact" : "cadd.exact";
-        add(pre, 128, 'h');
-        I(pre + "_e");
-        B(pre + "_s");
-        B(pre + "_sticky");
-        if (st.kind == StageKind::PairCAdd) B("cadd.special");
-        break;
-      }
-      case StageKind::PairLevel:
-        for (int k = 0; k < (n >> (st.level + 1)); ++k)
-          add("adder.pair" + std::to_string(st.level) + "_" + std::to_string(k), ow, 'h');
-        break;
-      case StageKind::Rounder: add("rounder.d", ow, 'h'); break;
-      case StageKind::CFinal: add("cfinal.d", ow, 'h'); break;
-      case StageKind::OutConv: add("outconv.d32", 32, 'h'); break;
-      case StageKind::Scaler:
-        for (int j = 0; j < blocks; ++j) {
-          add("scaler.sa" + std::to_string(j), sw, 'h');
-          add("scaler.sb" + std::to_string(j), sw, 'h');
-          I("scaler.e_s" + std::to_string(j));
-        }
-        break;
-      case StageKind::GroupSum:
-        for (int j = 0; j < n / std::max(1, dp.group_size); ++j) {
-          add("grouper.sa" + std::to_string(j), sw, 'h');
-          add("grouper.sb" + std::to_string(j), sw, 'h');
-          add("grouper.s" + std::to_string(j), group_probe_width(dp), 'b');
-          I("grouper.s" + std::to_string(j) + "_e");
-          I("grouper.s" + std::to_string(j) + "_f");
-          I("grouper.e" + std::to_string(j));
-        }
-        break;
-    }
+    kind_signals(T, st);
   }
-  return t;
+  return T.t;
 }
 
 const SignalField* find_signal(const std::vector<SignalField>& table, const std::string& name) {

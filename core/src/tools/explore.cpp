@@ -222,6 +222,247 @@ uint64_t explore_reference(const Datapath& dp, const uint64_t* a, const uint64_t
   return ref;
 }
 
+namespace {
+
+/// A sample of large error: (|normwise error|, sample index).
+using Bad = std::pair<double, uint64_t>;
+
+/// The order of the worst samples: larger error first, then smaller index.
+bool worse(const Bad& x, const Bad& y) { return x.first != y.first ? x.first > y.first : x.second < y.second; }
+
+/// Keeps the `keep` largest samples in the bounded min-heap h (heap top: the least bad kept).
+void keep_worst(std::vector<Bad>& h, const Bad& b, size_t keep) {
+  if (h.size() < keep || worse(b, h.front())) {
+    h.push_back(b);
+    std::push_heap(h.begin(), h.end(), worse);
+    if (h.size() > keep) {
+      std::pop_heap(h.begin(), h.end(), worse);
+      h.pop_back();
+    }
+  }
+}
+
+/// What every sample of one measurement reads: the datapath, the spec and the output's rounding.
+struct Measure {
+  const Datapath& dp;
+  int k;
+  const ExploreSpec& spec;
+  const FastDot& fd;
+  const Format& out;
+  int prec;          ///< the output's precision: its fraction bits, or fewer where the datapath keeps fewer
+  double u;          ///< unit roundoff of the output, 2^-(prec+1)
+  RoundOpts ref_round;
+};
+
+/// One thread's buffers of a sample (inputs, scales, exact products) and its worst samples.
+struct SampleWorker {
+  const Measure& m;
+  std::vector<uint64_t> a, b, sa, sb;
+  std::vector<Product> prods;
+  std::vector<Bad>& worst;
+  SampleWorker(const Measure& ms, int ns, std::vector<Bad>& w)
+      : m(ms), a(ms.k), b(ms.k), sa(ns), sb(ns), prods(ms.k), worst(w) {}
+
+  /// The design's result on the current inputs (block-scaled: with the blocks' scales).
+  uint64_t run_dp() const {
+    const ScaleRefs sr{sa.data(), sb.data()};
+    return m.dp.scaled() ? dot(m.dp, a.data(), b.data(), m.k, zero_bits(m.out, false), sr)
+                         : m.fd(a.data(), b.data(), m.k, zero_bits(m.out, false));
+  }
+
+  /// Sample i's inputs into a, b (and sa, sb): block-scaled, the workload's values quantised
+  /// into blocks (quantise_blocks), the design and the exact reference both with their scales.
+  void make_inputs(uint64_t i) {
+    const Datapath& dp = m.dp;
+    if (dp.scaled()) workload_scaled_inputs(m.spec.workload, dp, m.k, m.spec.seed, i, a.data(), b.data(), sa.data(), sb.data());
+    else workload_inputs(m.spec.workload, dp.a_fmt, dp.b_fmt, m.k, m.spec.seed, i, a.data(), b.data());
+  }
+
+  /// The exact products into prods; false when one is NaN or Inf, else sum|a_j b_j| into abs_sum.
+  bool products(double& abs_sum) {
+    bool finite = true;
+    exact_products(m.dp, a.data(), b.data(), m.k, sa.data(), sb.data(), prods.data());
+    for (int j = 0; j < m.k; ++j) {
+      if (prods[j].cls == Class::NaN || prods[j].cls == Class::Inf) finite = false;
+      else if (prods[j].cls == Class::Normal)
+        abs_sum += std::ldexp(static_cast<double>(prods[j].sig), prods[j].exp - prods[j].frac);
+    }
+    return finite;
+  }
+
+  /// Sample i's normwise error e_nw into P (and the worst samples).
+  void add_normwise(Partial& P, double e_nw, uint64_t i) {
+    P.max_bound = std::max(P.max_bound, std::fabs(e_nw) / m.k);
+    P.nw += e_nw;
+    P.nw2 += e_nw * e_nw;
+    if (m.spec.worst) keep_worst(worst, Bad{std::fabs(e_nw), i}, m.spec.worst);  // the spec.worst largest |e_nw|
+    P.nw4 += e_nw * e_nw * e_nw * e_nw;
+    ++P.nw_n;
+  }
+
+  /// The relative and ulp errors of design value dv against the nonzero reference rv (pattern ref) into P.
+  void add_relative(Partial& P, double dv, double rv, uint64_t ref) const {
+    ++P.nonzero;
+    const double rel = (dv - rv) / rv;
+    P.rel += rel;
+    P.rel2 += rel * rel;
+    P.rel4 += rel * rel * rel * rel;
+    P.max_rel = std::max(P.max_rel, std::fabs(rel));
+    const Unpacked ur = decode(m.out, ref);
+    const double ulp = std::ldexp(1.0, ur.exp - m.prec);
+    const double eu = (dv - rv) / ulp * (rv < 0 ? -1.0 : 1.0);
+    P.ulp += eu;
+    P.ulp2 += eu * eu;
+    P.abs_ulp += std::fabs(eu);
+    P.max_abs_ulp = std::max(P.max_abs_ulp, std::fabs(eu));
+    const double c = std::max(-8.0, std::min(8.0, std::nearbyint(eu)));
+    ++P.hist[static_cast<int>(c) + 8];
+  }
+
+  /// Monotonicity of sample i (design value dv): a[j] one step up moves the result with b[j]'s sign.
+  void check_monotonic(Partial& P, uint64_t i, double dv) {
+    const int j = static_cast<int>(i % static_cast<uint64_t>(m.k));
+    const double bj = to_host_double(m.dp.b_fmt, b[j]);
+    uint64_t up;
+    if (bj != 0 && next_up(m.dp.a_fmt, a[j], up)) {
+      const uint64_t keep = a[j];
+      a[j] = up;
+      const double dv2 = to_host_double(m.out, run_dp());
+      a[j] = keep;
+      if (std::isfinite(dv2)) {
+        ++P.mono_checked;
+        if (bj > 0 ? dv2 >= dv : dv2 <= dv) ++P.mono_ok;
+      }
+    }
+  }
+
+  /// Measures sample i into P.
+  void sample(Partial& P, uint64_t i) {
+    ++P.n;
+    make_inputs(i);
+    const uint64_t d = run_dp();
+    double abs_sum = 0;
+    if (!products(abs_sum)) return;
+    Exact ex;
+    const uint64_t ref = exact_sum_round(prods.data(), m.k, m.out, m.ref_round, false, &ex);
+    const double dv = to_host_double(m.out, d), rv = to_host_double(m.out, ref);
+    if (!std::isfinite(dv) || !std::isfinite(rv)) return;
+    ++P.finite;
+    const double xv = (ex.sign ? -1.0 : 1.0) * std::ldexp(static_cast<double>(ex.mag), ex.lsb_exp);
+    if (d == ref || (dv == 0 && rv == 0)) ++P.correct;
+    if (abs_sum > 0) add_normwise(P, (dv - xv) / (m.u * abs_sum) * (xv < 0 ? -1.0 : 1.0), i);
+    if (rv != 0) add_relative(P, dv, rv, ref);
+    if (m.spec.monotonic) check_monotonic(P, i, dv);
+  }
+};
+
+/// Under mpirun: every rank's chunks [ch_lo, ch_hi) of parts gathered into parts on every rank.
+void gather_parts(std::vector<Partial>& parts, uint64_t ch_lo, uint64_t ch_hi) {
+  static_assert(std::is_trivially_copyable<Partial>::value, "Partial travels as bytes");
+  const std::string mine(reinterpret_cast<const char*>(parts.data() + ch_lo), (ch_hi - ch_lo) * sizeof(Partial));
+  const std::vector<std::string> all = dist::allgather(mine);
+  size_t at = 0;
+  for (const std::string& part : all) {
+    std::memcpy(static_cast<void*>(parts.data() + at), part.data(), part.size());
+    at += part.size() / sizeof(Partial);
+  }
+}
+
+/// The sums of the chunks' partials that the means and standard errors are made from.
+struct Sums {
+  double rel = 0, rel2 = 0, ulp = 0, abs_ulp = 0, nw = 0, nw2 = 0, rel4 = 0, nw4 = 0, ulp2 = 0;
+  uint64_t nw_n = 0;
+};
+
+/// The chunks' partials combined in order (the same sums whatever the thread count): counts,
+/// maxima and histogram into s, the sums returned.
+Sums combine_parts(const std::vector<Partial>& parts, ErrorStats& s) {
+  Sums t;
+  for (const Partial& P : parts) {
+    s.n += P.n;
+    s.finite += P.finite;
+    s.nonzero += P.nonzero;
+    s.correct += P.correct;
+    s.mono_checked += P.mono_checked;
+    s.mono_ok += P.mono_ok;
+    t.rel += P.rel;
+    t.rel2 += P.rel2;
+    t.ulp += P.ulp;
+    t.abs_ulp += P.abs_ulp;
+    t.nw += P.nw;
+    t.nw2 += P.nw2;
+    t.nw_n += P.nw_n;
+    t.rel4 += P.rel4;
+    t.nw4 += P.nw4;
+    t.ulp2 += P.ulp2;
+    s.max_rel = std::max(s.max_rel, P.max_rel);
+    s.max_abs_ulp = std::max(s.max_abs_ulp, P.max_abs_ulp);
+    s.max_bound = std::max(s.max_bound, P.max_bound);
+    for (int i = 0; i < kUlpBins; ++i) s.ulp_hist[i] += P.hist[i];
+  }
+  return t;
+}
+
+/// The `keep` worst samples of all threads (and ranks), worst first.
+std::vector<Bad> merge_worst(const std::vector<std::vector<Bad>>& worst_of, size_t keep) {
+  std::string mine;
+  for (const auto& h : worst_of)
+    for (const Bad& b : h) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.17g %llu\n", b.first, static_cast<unsigned long long>(b.second));
+      mine += buf;
+    }
+  std::vector<Bad> all;
+  for (const std::string& part : dist::size() > 1 ? dist::allgather(mine) : std::vector<std::string>{mine}) {
+    std::istringstream in(part);
+    Bad b;
+    while (in >> b.first >> b.second) all.push_back(b);
+  }
+  // the values travel as text: re-read the local ones the same way, so every rank sorts equal keys
+  std::sort(all.begin(), all.end(), worse);
+  if (all.size() > keep) all.resize(keep);
+  return all;
+}
+
+/// Standard error of a mean from the sums of the values s1 and of their squares s2.
+double se_mean(double s1, double s2, uint64_t n) {
+  if (n < 2) return 0.0;
+  const double m = s1 / n, var = std::max(0.0, (s2 / n - m * m) * n / (n - 1.0));
+  return std::sqrt(var / n);
+}
+
+/// Standard error of an RMS from the sums of the squares s2 and fourth powers s4 (delta method).
+double se_rms(double s2, double s4, uint64_t n) {
+  if (n < 2) return 0.0;
+  const double m2 = s2 / n, var2 = std::max(0.0, (s4 / n - m2 * m2) * n / (n - 1.0));
+  return m2 > 0 ? std::sqrt(var2 / n) / (2 * std::sqrt(m2)) : 0.0;
+}
+
+/// The means, RMS values and standard errors of s from the combined sums t.
+void finish_stats(ErrorStats& s, const Sums& t) {
+  if (t.nw_n) {
+    s.mean_nw = t.nw / t.nw_n;
+    s.rms_nw = std::sqrt(t.nw2 / t.nw_n);
+    s.se_mean_nw = se_mean(t.nw, t.nw2, t.nw_n);
+    s.se_rms_nw = se_rms(t.nw2, t.nw4, t.nw_n);
+  }
+  if (s.nonzero) {
+    s.mean_rel = t.rel / s.nonzero;
+    s.rms_rel = std::sqrt(t.rel2 / s.nonzero);
+    s.mean_ulp = t.ulp / s.nonzero;
+    s.mean_abs_ulp = t.abs_ulp / s.nonzero;
+    s.se_mean_rel = se_mean(t.rel, t.rel2, s.nonzero);
+    s.se_rms_rel = se_rms(t.rel2, t.rel4, s.nonzero);
+    s.se_mean_ulp = se_mean(t.ulp, t.ulp2, s.nonzero);
+  }
+  if (s.finite) {
+    const double p = s.correct_frac();
+    s.se_correct = std::sqrt(p * (1 - p) / s.finite);
+  }
+}
+
+}  // namespace
+
 ErrorStats measure_error(const Datapath& dp, int k, const ExploreSpec& spec,
                          const std::function<void(uint64_t)>& progress) {
   if (k < 1) throw std::invalid_argument("explore: k must be positive");
@@ -243,97 +484,17 @@ ErrorStats measure_error(const Datapath& dp, int k, const ExploreSpec& spec,
   dist::share(chunks, ch_lo, ch_hi);
   next = ch_lo;
   const int ns = std::max(1, scales_per_sample(dp, k));
+  const Measure m{dp, k, spec, fd, out, prec, u, ref_round};
   // the worst samples: a bounded min-heap per thread, merged in one order (error, then index)
-  using Bad = std::pair<double, uint64_t>;
-  auto worse = [](const Bad& x, const Bad& y) { return x.first != y.first ? x.first > y.first : x.second < y.second; };
   std::vector<std::vector<Bad>> worst_of(nt);
   run_parallel(nt, [&](unsigned t) {
-    std::vector<uint64_t> a(k), b(k), sa(ns), sb(ns);
-    std::vector<Product> prods(k);
-    // block-scaled: the workload's values quantised into blocks (quantise_blocks), the design
-    // and the exact reference both with the blocks' scales
-    const ScaleRefs sr{sa.data(), sb.data()};
-    auto run_dp = [&]() { return dp.scaled() ? dot(dp, a.data(), b.data(), k, zero_bits(out, false), sr)
-                                             : fd(a.data(), b.data(), k, zero_bits(out, false)); };
+    SampleWorker wk(m, ns, worst_of[t]);
     for (;;) {
       const uint64_t ch = next.fetch_add(1);
       if (ch >= ch_hi) break;
       Partial& P = parts[ch];
       const uint64_t end = std::min(spec.n, (ch + 1) * kChunk);
-      for (uint64_t i = ch * kChunk; i < end; ++i) {
-        ++P.n;
-        if (dp.scaled()) workload_scaled_inputs(spec.workload, dp, k, spec.seed, i, a.data(), b.data(), sa.data(), sb.data());
-        else workload_inputs(spec.workload, dp.a_fmt, dp.b_fmt, k, spec.seed, i, a.data(), b.data());
-        const uint64_t d = run_dp();
-        bool finite = true;
-        double abs_sum = 0;
-        exact_products(dp, a.data(), b.data(), k, sa.data(), sb.data(), prods.data());
-        for (int j = 0; j < k; ++j) {
-          if (prods[j].cls == Class::NaN || prods[j].cls == Class::Inf) finite = false;
-          else if (prods[j].cls == Class::Normal)
-            abs_sum += std::ldexp(static_cast<double>(prods[j].sig), prods[j].exp - prods[j].frac);
-        }
-        if (!finite) continue;
-        Exact ex;
-        const uint64_t ref = exact_sum_round(prods.data(), k, out, ref_round, false, &ex);
-        const double dv = to_host_double(out, d), rv = to_host_double(out, ref);
-        if (!std::isfinite(dv) || !std::isfinite(rv)) continue;
-        ++P.finite;
-        const double xv = (ex.sign ? -1.0 : 1.0) * std::ldexp(static_cast<double>(ex.mag), ex.lsb_exp);
-        if (d == ref || (dv == 0 && rv == 0)) ++P.correct;
-        if (abs_sum > 0) {
-          const double e_nw = (dv - xv) / (u * abs_sum) * (xv < 0 ? -1.0 : 1.0);
-          P.max_bound = std::max(P.max_bound, std::fabs(e_nw) / k);
-          P.nw += e_nw;
-          P.nw2 += e_nw * e_nw;
-          if (spec.worst) {  // keep the spec.worst largest |e_nw| (heap top: the least bad kept)
-            std::vector<Bad>& h = worst_of[t];
-            const Bad b{std::fabs(e_nw), i};
-            if (h.size() < spec.worst || worse(b, h.front())) {
-              h.push_back(b);
-              std::push_heap(h.begin(), h.end(), worse);
-              if (h.size() > spec.worst) {
-                std::pop_heap(h.begin(), h.end(), worse);
-                h.pop_back();
-              }
-            }
-          }
-          P.nw4 += e_nw * e_nw * e_nw * e_nw;
-          ++P.nw_n;
-        }
-        if (rv != 0) {
-          ++P.nonzero;
-          const double rel = (dv - rv) / rv;
-          P.rel += rel;
-          P.rel2 += rel * rel;
-          P.rel4 += rel * rel * rel * rel;
-          P.max_rel = std::max(P.max_rel, std::fabs(rel));
-          const Unpacked ur = decode(out, ref);
-          const double ulp = std::ldexp(1.0, ur.exp - prec);
-          const double eu = (dv - rv) / ulp * (rv < 0 ? -1.0 : 1.0);
-          P.ulp += eu;
-          P.ulp2 += eu * eu;
-          P.abs_ulp += std::fabs(eu);
-          P.max_abs_ulp = std::max(P.max_abs_ulp, std::fabs(eu));
-          const double c = std::max(-8.0, std::min(8.0, std::nearbyint(eu)));
-          ++P.hist[static_cast<int>(c) + 8];
-        }
-        if (spec.monotonic) {
-          const int j = static_cast<int>(i % static_cast<uint64_t>(k));
-          const double bj = to_host_double(dp.b_fmt, b[j]);
-          uint64_t up;
-          if (bj != 0 && next_up(dp.a_fmt, a[j], up)) {
-            const uint64_t keep = a[j];
-            a[j] = up;
-            const double dv2 = to_host_double(out, run_dp());
-            a[j] = keep;
-            if (std::isfinite(dv2)) {
-              ++P.mono_checked;
-              if (bj > 0 ? dv2 >= dv : dv2 <= dv) ++P.mono_ok;
-            }
-          }
-        }
-      }
+      for (uint64_t i = ch * kChunk; i < end; ++i) wk.sample(P, i);
       done.fetch_add(end - ch * kChunk);
       if (t == 0 && progress) {
         std::lock_guard<std::mutex> l(progress_mu);
@@ -342,91 +503,11 @@ ErrorStats measure_error(const Datapath& dp, int k, const ExploreSpec& spec,
     }
   });
 
-  // the chunks in order: the same sums whatever the thread count
   ErrorStats s;
-  double rel = 0, rel2 = 0, ulp = 0, abs_ulp = 0, nw = 0, nw2 = 0, rel4 = 0, nw4 = 0, ulp2 = 0;
-  uint64_t nw_n = 0;
-  if (dist::size() > 1) {
-    static_assert(std::is_trivially_copyable<Partial>::value, "Partial travels as bytes");
-    const std::string mine(reinterpret_cast<const char*>(parts.data() + ch_lo), (ch_hi - ch_lo) * sizeof(Partial));
-    const std::vector<std::string> all = dist::allgather(mine);
-    size_t at = 0;
-    for (const std::string& part : all) {
-      std::memcpy(static_cast<void*>(parts.data() + at), part.data(), part.size());
-      at += part.size() / sizeof(Partial);
-    }
-  }
-  for (const Partial& P : parts) {
-    s.n += P.n;
-    s.finite += P.finite;
-    s.nonzero += P.nonzero;
-    s.correct += P.correct;
-    s.mono_checked += P.mono_checked;
-    s.mono_ok += P.mono_ok;
-    rel += P.rel;
-    rel2 += P.rel2;
-    ulp += P.ulp;
-    abs_ulp += P.abs_ulp;
-    nw += P.nw;
-    nw2 += P.nw2;
-    nw_n += P.nw_n;
-    rel4 += P.rel4;
-    nw4 += P.nw4;
-    ulp2 += P.ulp2;
-    s.max_rel = std::max(s.max_rel, P.max_rel);
-    s.max_abs_ulp = std::max(s.max_abs_ulp, P.max_abs_ulp);
-    s.max_bound = std::max(s.max_bound, P.max_bound);
-    for (int i = 0; i < kUlpBins; ++i) s.ulp_hist[i] += P.hist[i];
-  }
-  if (spec.worst) {
-    std::string mine;
-    for (const auto& h : worst_of)
-      for (const Bad& b : h) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%.17g %llu\n", b.first, static_cast<unsigned long long>(b.second));
-        mine += buf;
-      }
-    std::vector<Bad> all;
-    for (const std::string& part : dist::size() > 1 ? dist::allgather(mine) : std::vector<std::string>{mine}) {
-      std::istringstream in(part);
-      Bad b;
-      while (in >> b.first >> b.second) all.push_back(b);
-    }
-    // the values travel as text: re-read the local ones the same way, so every rank sorts equal keys
-    std::sort(all.begin(), all.end(), worse);
-    if (all.size() > spec.worst) all.resize(spec.worst);
-    s.worst = all;
-  }
-  // standard errors: of a mean from the second moment, of an RMS from the fourth (delta method)
-  auto se_mean = [](double s1, double s2, uint64_t n) {
-    if (n < 2) return 0.0;
-    const double m = s1 / n, var = std::max(0.0, (s2 / n - m * m) * n / (n - 1.0));
-    return std::sqrt(var / n);
-  };
-  auto se_rms = [](double s2, double s4, uint64_t n) {
-    if (n < 2) return 0.0;
-    const double m2 = s2 / n, var2 = std::max(0.0, (s4 / n - m2 * m2) * n / (n - 1.0));
-    return m2 > 0 ? std::sqrt(var2 / n) / (2 * std::sqrt(m2)) : 0.0;
-  };
-  if (nw_n) {
-    s.mean_nw = nw / nw_n;
-    s.rms_nw = std::sqrt(nw2 / nw_n);
-    s.se_mean_nw = se_mean(nw, nw2, nw_n);
-    s.se_rms_nw = se_rms(nw2, nw4, nw_n);
-  }
-  if (s.nonzero) {
-    s.mean_rel = rel / s.nonzero;
-    s.rms_rel = std::sqrt(rel2 / s.nonzero);
-    s.mean_ulp = ulp / s.nonzero;
-    s.mean_abs_ulp = abs_ulp / s.nonzero;
-    s.se_mean_rel = se_mean(rel, rel2, s.nonzero);
-    s.se_rms_rel = se_rms(rel2, rel4, s.nonzero);
-    s.se_mean_ulp = se_mean(ulp, ulp2, s.nonzero);
-  }
-  if (s.finite) {
-    const double p = s.correct_frac();
-    s.se_correct = std::sqrt(p * (1 - p) / s.finite);
-  }
+  if (dist::size() > 1) gather_parts(parts, ch_lo, ch_hi);
+  const Sums t = combine_parts(parts, s);
+  if (spec.worst) s.worst = merge_worst(worst_of, spec.worst);
+  finish_stats(s, t);
   s.k_u = k * u;
   return s;
 }

@@ -110,6 +110,140 @@ int late_zero_class_top(const Geo& g, const Datapath& d, int z, int n) {
   return top;
 }
 
+/// Early c: sets the canonical alignment floors d.emin_lim (c != 0) and d.c_zero_exp (c = 0),
+/// given the least exponent pmin and the lowest bit psub of the products.
+void canonical_floors_early(Datapath& d, const Datapath& in, int pmin, int psub) {
+  const Format& O = in.out_fmt;
+  const int F = in.frac_bits;
+  const int L = in.emin_lim, z = in.c_zero_exp;
+  int lc0 = max_none(L, z);  // the alignment floor when c = 0
+  int lcn = (L != kNone && L > O.emin()) ? L : kNone;  // ... when c != 0
+  if (lc0 != kNone && (lc0 <= pmin || lc0 - F <= psub)) lc0 = kNone;
+  if (lcn != kNone && lcn - F <= std::min(psub, O.emin() - O.mbits)) lcn = kNone;
+  if (lcn != kNone) {
+    d.emin_lim = lcn;
+    d.c_zero_exp = (lc0 != kNone && lc0 > lcn) ? lc0 : kNone;
+  } else if (lc0 != kNone && lc0 > O.emin()) {
+    d.emin_lim = kNone;
+    d.c_zero_exp = lc0;
+  } else {
+    d.emin_lim = lc0;
+    d.c_zero_exp = kNone;
+  }
+}
+
+/// Late c: sets the canonical round-downs d.sum_frac, d.late_norm_rd and d.acc_frac, and the
+/// largest exponent of c = 0 equivalent to d.c_zero_exp (d.out_prec, d.emin_lim and
+/// d.c_zero_exp already canonical).
+void canonical_late_cuts(Datapath& d, const Datapath& in, const Geo& g, int pmin, int psub, int n) {
+  const Format& O = in.out_fmt;
+  // The round-down after normalisation (acc_frac) cuts nothing the sum's round-down
+  // (sum_frac) and c's own bits left, when it keeps more. The sum's round-down cuts nothing
+  // that the later one (acc_frac) does not cut, unless the sum falls by two binades or
+  // more -- which takes products within 2 + log2(n) binades of e_c, whose bits end Fx
+  // below them.
+  // A final RD absorbs both round-downs too (P bits below the leading bit), except for the
+  // sign of a zero: a positive sum cut to exactly 0 gives -0 under RD where rounding it
+  // would give +0. That takes a positive sum below one unit of the cut: below 2^(emin -
+  // acc_frac) after the normalisation (a subnormal c alone, product sums on the c = 0 path,
+  // or a deep cancellation when sum_frac > acc_frac), or, for sum_frac, product sums on the
+  // c = 0 path with bits below z - sum_frac.
+  const int P = d.out_prec < 0 ? O.mbits : d.out_prec;
+  const int Fx = in.interleave == 2 ? in.partial_frac : in.frac_bits;
+  const int L2 = ceil_log2(n);
+  const bool rd = in.out_round == Rounding::RD;
+  const int zc = d.c_zero_exp;  // the c = 0 path (canonical: kNone when it is inactive)
+  bool norm = in.late_norm_rd;
+  int sf = in.sum_frac;
+  const int af = in.acc_frac;
+  if (norm && af >= std::max(sf, O.mbits) + 1) norm = false;
+  const bool deep = sf > af && sf < Fx + 2 + L2 &&
+                    std::max(pmin + 1, O.emin()) - std::max(sf, O.mbits) < O.emin() - af;
+  if (norm && rd && af >= P && af >= O.mbits && (zc == kNone || psub >= O.emin() - af) && !deep)
+    norm = false;
+  int A = INT_MAX;
+  if (norm) A = af;
+  if (rd && (zc == kNone || psub >= zc - sf)) A = std::min(A, P);
+  if (A != INT_MAX && sf >= O.mbits) {
+    const int cap = std::max({A + 1, Fx + 2 + L2, O.mbits});
+    if (sf >= cap) sf = cap;
+  }
+  d.sum_frac = sf;
+  d.late_norm_rd = norm;
+  d.acc_frac = norm ? in.acc_frac : Datapath().acc_frac;
+  if (d.c_zero_exp != kNone) {
+    Datapath t = in;
+    t.sum_frac = d.sum_frac;
+    t.late_norm_rd = d.late_norm_rd;
+    t.acc_frac = d.acc_frac;
+    t.emin_lim = d.emin_lim;
+    Geo ge = g;
+    ge.pmin = pmin;
+    ge.psub = psub;
+    d.c_zero_exp = late_zero_class_top(ge, t, d.c_zero_exp, n);
+  }
+}
+
+/// Late c: sets the canonical floors, c-aligner cuts, drop gap and odd-even interleave of d.
+void canonical_late_c(Datapath& d, const Datapath& in, const Geo& g, int pmin, int psub, int n) {
+  const Format& O = in.out_fmt;
+  const int F = in.frac_bits;
+  const int L = in.emin_lim, z = in.c_zero_exp;
+  d.emin_lim = (L != kNone && L > pmin && L - F > psub) ? L : kNone;
+  d.c_zero_exp = (z != kNone && z > std::max(pmin, d.emin_lim)) ? z : kNone;
+  // c's bits end mO below its exponent; c is dropped beyond c_drop_gap: a c_frac beyond
+  // gap + mO cuts nothing
+  d.c_frac = in.c_frac;
+  canonical_late_cuts(d, in, g, pmin, psub, n);
+  int e_top = g.pmax;  // the largest exponent a product sum can have
+  if (in.prod_overflow_exp != kNone) e_top = std::min(e_top, in.prod_overflow_exp - 1);
+  if (in.prod_round_out) e_top = std::min(e_top, O.emax());
+  const int gap_max = std::max(e_top, d.emin_lim) - O.emin();
+  d.c_drop_gap = (in.c_drop_gap != kNone && in.c_drop_gap < gap_max) ? in.c_drop_gap : kNone;
+  const int cf_cap = (d.c_drop_gap != kNone ? d.c_drop_gap : gap_max) + O.mbits;
+  if (d.c_frac > cf_cap) d.c_frac = cf_cap;
+  d.interleave = in.interleave;
+  d.partial_frac = in.interleave == 2 ? in.partial_frac : Datapath().partial_frac;
+}
+
+/// Fused adder: sets the canonical late_c, window (frac_bits, prod_align) and the fields of the
+/// early-c or late-c c-aligner of d.
+void canonical_fused(Datapath& d, const Datapath& in, const Geo& g, bool late, int n) {
+  const Format& O = in.out_fmt;
+  const int F = in.frac_bits;
+  d.late_c = late;
+  const int cap = late ? g.pmax - g.psub
+                       : std::max(g.pmax, O.emax()) - std::min(g.psub, O.emin() - O.mbits);
+  d.frac_bits = std::min(F, cap);
+  d.prod_align = F >= cap ? AlignRound::Truncate : in.prod_align;
+  // Products rounded to the output become its numbers: exponents >= emin, bits >= its grid.
+  const int pmin = in.prod_round_out ? std::max(g.pmin, O.emin()) : g.pmin;
+  const int psub = in.prod_round_out ? std::max(g.psub, O.emin() - O.mbits) : g.psub;
+  if (!late) canonical_floors_early(d, in, pmin, psub);
+  else canonical_late_c(d, in, g, pmin, psub, n);
+}
+
+/// The canonical NaN of an invalid sum: in's, where an infinity can reach the adder; else 0
+/// (d.adder, d.prod_round_out and d.prod_overflow_exp already canonical).
+uint64_t canonical_nan_invalid(const Datapath& d, const Datapath& in, const Geo& g) {
+  const Format& O = in.out_fmt;
+  const AdderKind ad = d.adder;
+  const int X = d.prod_overflow_exp;
+  // Inf - Inf needs an infinity among the terms: an Inf input, an overflowing product, or a sum
+  // rounded to Inf on overflow that meets another term (c added after all groups; the pairs of a
+  // pairwise tree, which meet each other and c = Inf: one overflowing sign is enough there).
+  const bool group_inf = in.out_round != Rounding::RTZ || in.overflow_to_inf;
+  const bool sums_overflow = g.pmax + 2 + 6 > O.emax() + 1;
+  const bool both_inf = in.out_round == Rounding::RNE || in.out_round == Rounding::RNA ||
+                        in.overflow_to_inf;  // overflows of either sign give Inf
+  const bool inv = g.A.has_inf() || g.B.has_inf() || X != kNone ||
+                   (d.prod_round_out && g.pmax + 2 > O.emax() + 1) ||
+                   (in.c_final_add && group_inf && sums_overflow) ||
+                   (ad == AdderKind::Pairwise && sums_overflow &&
+                    (both_inf || (group_inf && O.has_inf())));
+  return inv ? in.nan_invalid : 0;
+}
+
 }  // namespace
 
 Datapath canonical_features(const Datapath& in, int K) {
@@ -149,94 +283,7 @@ Datapath canonical_features(const Datapath& in, int K) {
   d.pair_interleave = (K > 4 && !(n >= K && ad != AdderKind::Pairwise)) ? in.pair_interleave : false;
 
   // Fused adder.
-  if (ad == AdderKind::Fused) {
-    const int F = in.frac_bits;
-    d.late_c = late;
-    const int cap = late ? g.pmax - g.psub
-                         : std::max(g.pmax, O.emax()) - std::min(g.psub, O.emin() - O.mbits);
-    d.frac_bits = std::min(F, cap);
-    d.prod_align = F >= cap ? AlignRound::Truncate : in.prod_align;
-    const int L = in.emin_lim, z = in.c_zero_exp;
-    // Products rounded to the output become its numbers: exponents >= emin, bits >= its grid.
-    const int pmin = in.prod_round_out ? std::max(g.pmin, O.emin()) : g.pmin;
-    const int psub = in.prod_round_out ? std::max(g.psub, O.emin() - O.mbits) : g.psub;
-    if (!late) {
-      int lc0 = max_none(L, z);  // the alignment floor when c = 0
-      int lcn = (L != kNone && L > O.emin()) ? L : kNone;  // ... when c != 0
-      if (lc0 != kNone && (lc0 <= pmin || lc0 - F <= psub)) lc0 = kNone;
-      if (lcn != kNone && lcn - F <= std::min(psub, O.emin() - O.mbits)) lcn = kNone;
-      if (lcn != kNone) {
-        d.emin_lim = lcn;
-        d.c_zero_exp = (lc0 != kNone && lc0 > lcn) ? lc0 : kNone;
-      } else if (lc0 != kNone && lc0 > O.emin()) {
-        d.emin_lim = kNone;
-        d.c_zero_exp = lc0;
-      } else {
-        d.emin_lim = lc0;
-        d.c_zero_exp = kNone;
-      }
-    } else {
-      d.emin_lim = (L != kNone && L > pmin && L - F > psub) ? L : kNone;
-      d.c_zero_exp = (z != kNone && z > std::max(pmin, d.emin_lim)) ? z : kNone;
-      // c's bits end mO below its exponent; c is dropped beyond c_drop_gap: a c_frac beyond
-      // gap + mO cuts nothing
-      d.c_frac = in.c_frac;
-      // The round-down after normalisation (acc_frac) cuts nothing the sum's round-down
-      // (sum_frac) and c's own bits left, when it keeps more. The sum's round-down cuts nothing
-      // that the later one (acc_frac) does not cut, unless the sum falls by two binades or
-      // more -- which takes products within 2 + log2(n) binades of e_c, whose bits end Fx
-      // below them.
-      // A final RD absorbs both round-downs too (P bits below the leading bit), except for the
-      // sign of a zero: a positive sum cut to exactly 0 gives -0 under RD where rounding it
-      // would give +0. That takes a positive sum below one unit of the cut: below 2^(emin -
-      // acc_frac) after the normalisation (a subnormal c alone, product sums on the c = 0 path,
-      // or a deep cancellation when sum_frac > acc_frac), or, for sum_frac, product sums on the
-      // c = 0 path with bits below z - sum_frac.
-      const int P = d.out_prec < 0 ? O.mbits : d.out_prec;
-      const int Fx = in.interleave == 2 ? in.partial_frac : F;
-      const int L2 = ceil_log2(n);
-      const bool rd = in.out_round == Rounding::RD;
-      const int zc = d.c_zero_exp;  // the c = 0 path (canonical: kNone when it is inactive)
-      bool norm = in.late_norm_rd;
-      int sf = in.sum_frac;
-      const int af = in.acc_frac;
-      if (norm && af >= std::max(sf, O.mbits) + 1) norm = false;
-      const bool deep = sf > af && sf < Fx + 2 + L2 &&
-                        std::max(pmin + 1, O.emin()) - std::max(sf, O.mbits) < O.emin() - af;
-      if (norm && rd && af >= P && af >= O.mbits && (zc == kNone || psub >= O.emin() - af) && !deep)
-        norm = false;
-      int A = INT_MAX;
-      if (norm) A = af;
-      if (rd && (zc == kNone || psub >= zc - sf)) A = std::min(A, P);
-      if (A != INT_MAX && sf >= O.mbits) {
-        const int cap = std::max({A + 1, Fx + 2 + L2, O.mbits});
-        if (sf >= cap) sf = cap;
-      }
-      d.sum_frac = sf;
-      d.late_norm_rd = norm;
-      d.acc_frac = norm ? in.acc_frac : Datapath().acc_frac;
-      if (d.c_zero_exp != kNone) {
-        Datapath t = in;
-        t.sum_frac = d.sum_frac;
-        t.late_norm_rd = d.late_norm_rd;
-        t.acc_frac = d.acc_frac;
-        t.emin_lim = d.emin_lim;
-        Geo ge = g;
-        ge.pmin = pmin;
-        ge.psub = psub;
-        d.c_zero_exp = late_zero_class_top(ge, t, d.c_zero_exp, n);
-      }
-      int e_top = g.pmax;  // the largest exponent a product sum can have
-      if (in.prod_overflow_exp != kNone) e_top = std::min(e_top, in.prod_overflow_exp - 1);
-      if (in.prod_round_out) e_top = std::min(e_top, O.emax());
-      const int gap_max = std::max(e_top, d.emin_lim) - O.emin();
-      d.c_drop_gap = (in.c_drop_gap != kNone && in.c_drop_gap < gap_max) ? in.c_drop_gap : kNone;
-      const int cf_cap = (d.c_drop_gap != kNone ? d.c_drop_gap : gap_max) + O.mbits;
-      if (d.c_frac > cf_cap) d.c_frac = cf_cap;
-      d.interleave = in.interleave;
-      d.partial_frac = in.interleave == 2 ? in.partial_frac : Datapath().partial_frac;
-    }
-  }
+  if (ad == AdderKind::Fused) canonical_fused(d, in, g, late, n);
 
   // Products.
   d.prod_round_out =
@@ -250,19 +297,7 @@ Datapath canonical_features(const Datapath& in, int K) {
   const uint64_t sb = sign_bit(O);
   d.nan_keep_sign = in.nan_keep_sign && !in.c_final_add;
   d.nan_propagate = d.nan_keep_sign ? (in.nan_propagate & ~sb) : in.nan_propagate;
-  // Inf - Inf needs an infinity among the terms: an Inf input, an overflowing product, or a sum
-  // rounded to Inf on overflow that meets another term (c added after all groups; the pairs of a
-  // pairwise tree, which meet each other and c = Inf: one overflowing sign is enough there).
-  const bool group_inf = in.out_round != Rounding::RTZ || in.overflow_to_inf;
-  const bool sums_overflow = g.pmax + 2 + 6 > O.emax() + 1;
-  const bool both_inf = in.out_round == Rounding::RNE || in.out_round == Rounding::RNA ||
-                        in.overflow_to_inf;  // overflows of either sign give Inf
-  const bool inv = g.A.has_inf() || g.B.has_inf() || X != kNone ||
-                   (d.prod_round_out && g.pmax + 2 > O.emax() + 1) ||
-                   (in.c_final_add && group_inf && sums_overflow) ||
-                   (ad == AdderKind::Pairwise && sums_overflow &&
-                    (both_inf || (group_inf && O.has_inf())));
-  d.nan_invalid = inv ? in.nan_invalid : 0;
+  d.nan_invalid = canonical_nan_invalid(d, in, g);
   return d;
 }
 

@@ -397,7 +397,16 @@ class Decider {
   // D9. Alignment: fa (product window), cl (c below), ch/ch2 (c above), fx (odd-even sets),
   // acf/acn (normalisation round-down). See decide_* helpers below.
   void decide_alignment();
+  std::vector<size_t> window_ids() const;
+  int first_lost_small(const std::vector<size_t>& ids, int F) const;
+  std::vector<size_t> class_ids(const std::vector<size_t>& window) const;
   bool fit_late(Datapath& h);
+  void fit_c_frac(Datapath& h) const;
+  bool fit_odd_even(Datapath& h);
+  std::vector<size_t> late_cut_ids(std::vector<size_t> (&acs)[3]) const;
+  int cut_threshold(const Datapath& h, const std::vector<size_t>& ids) const;
+  std::vector<Datapath> late_cut_candidates(const Datapath& h, int t0, int t1, int tx) const;
+  Datapath best_distinct_cuts(const std::vector<Datapath>& s) const;
   void refit_window(Datapath& h);
 
   // D10. Products rounded to the output before the adder (pn, pnc for the fused adder; pr for

@@ -5,15 +5,48 @@
 
 namespace mc::feat {
 
-void Decider::decide_alignment() {
-  if (!structure_ok_ || w_.adder == AdderKind::Pairwise) return;
-  // (a) layouts in group 0
+/// The fa layouts in group 0 whose big and small terms share an odd-even set (all of them when
+/// none does): the probes of the product window.
+std::vector<size_t> Decider::window_ids() const {
   std::vector<size_t> same_ids, cross;
   for (const Layout& L : kAlignLayouts) {
     if (!in_group0(L.big) || !in_group0(L.small) || !in_group0(L.cancel)) continue;
     add(parity(L.big) == parity(L.small) ? same_ids : cross, fam(std::string("fa/") + L.name + "/"));
   }
   if (same_ids.empty()) same_ids = cross;
+  return same_ids;
+}
+
+/// The window F lowered to just above the first small term (fa/.../+/j) that the probes in ids
+/// show lost.
+int Decider::first_lost_small(const std::vector<size_t>& ids, int F) const {
+  for (size_t i : ids) {
+    const std::string& n = v_.probe[i];
+    if (n.find("/+/") == std::string::npos) continue;
+    const int j = std::atoi(n.substr(n.rfind('/') + 1).c_str());
+    if (!same(pred_exact_small(i), d_[i]) && j - 1 < F) F = j - 1;
+  }
+  return F;
+}
+
+/// The probes of the adder class: cl, ch and ch2 (where their terms are in group 0), then the
+/// window probes.
+std::vector<size_t> Decider::class_ids(const std::vector<size_t>& window) const {
+  std::vector<size_t> cls = fam("cl/");
+  for (const char* L : {"0123", "0145"}) {
+    const int z = L[2] - '0', w = L[3] - '0';
+    if (in_group0(-1) && in_group0(0) && in_group0(1) && in_group0(z)) add(cls, fam(std::string("ch/") + L + "/"));
+    if (in_group0(-1) && in_group0(0) && in_group0(1) && in_group0(z) && in_group0(w))
+      add(cls, fam(std::string("ch2/") + L + "/"));
+  }
+  add(cls, window);
+  return cls;
+}
+
+void Decider::decide_alignment() {
+  if (!structure_ok_ || w_.adder == AdderKind::Pairwise) return;
+  // (a) layouts in group 0
+  const std::vector<size_t> same_ids = window_ids();
   Datapath early = w_;
   early.adder = AdderKind::Fused;
   early.late_c = false;
@@ -40,27 +73,13 @@ void Decider::decide_alignment() {
     pa = sw[0].prod_align;
   }
   const bool window_known = !sw.empty();
-  if (!window_known) {
-    // An odd-even adder rounds its partial sums down (partial_frac) after cutting the terms (F):
-    // no single window explains fa. Start from the first lost small term; the late-c fit below
-    // decides partial_frac and then the window.
-    for (size_t i : same_ids) {
-      const std::string& n = v_.probe[i];
-      if (n.find("/+/") == std::string::npos) continue;
-      const int j = std::atoi(n.substr(n.rfind('/') + 1).c_str());
-      if (!same(pred_exact_small(i), d_[i]) && j - 1 < F) F = j - 1;
-    }
-  }
+  // An odd-even adder rounds its partial sums down (partial_frac) after cutting the terms (F):
+  // no single window explains fa. Start from the first lost small term; the late-c fit below
+  // decides partial_frac and then the window.
+  if (!window_known) F = first_lost_small(same_ids, F);
 
   // (b) the adder class
-  std::vector<size_t> cls = fam("cl/");
-  for (const char* L : {"0123", "0145"}) {
-    const int z = L[2] - '0', w = L[3] - '0';
-    if (in_group0(-1) && in_group0(0) && in_group0(1) && in_group0(z)) add(cls, fam(std::string("ch/") + L + "/"));
-    if (in_group0(-1) && in_group0(0) && in_group0(1) && in_group0(z) && in_group0(w))
-      add(cls, fam(std::string("ch2/") + L + "/"));
-  }
-  add(cls, same_ids);
+  const std::vector<size_t> cls = class_ids(same_ids);
   std::vector<Datapath> found;
   if (fusedP_) {
     // the structure already showed a fused early-c adder keeping P bits
@@ -109,12 +128,8 @@ void Decider::decide_alignment() {
 }
 
 /// Late c: c_frac and c_drop_gap read off cl/-/1 (c = -2^(Ef-j): exact while kept, then
-/// -2^(Ef-c_frac) from the round-down, then 0 once dropped); the odd-even sets; the window;
-/// then sum_frac, acc_frac and the normalisation round-down from the cuts the ac families see
-/// (min(sum_frac, acc_frac + s) for a normalisation shift s). Returns whether the result fits.
-bool Decider::fit_late(Datapath& h) {
-  std::vector<size_t> cl = fam("cl/");
-  // c_frac and c_drop_gap
+/// -2^(Ef-c_frac) from the round-down, then 0 once dropped); sets them in h.
+void Decider::fit_c_frac(Datapath& h) const {
   int j1 = 0, jn = 0, J = 0;
   int cf = kNone;
   for (int j = 1;; ++j) {
@@ -148,42 +163,31 @@ bool Decider::fit_late(Datapath& h) {
     const auto s = survivors(cc, fam("cl/"));
     h.c_frac = s.empty() ? j1 : s[0].c_frac;
   }
-  if (!fits(h, cl)) {
-    // the product window F may also have cut c's cancellation partners: refit c_frac broadly
-    std::vector<Datapath> cc;
-    for (int x = std::max(0, P_ - 1); x <= 100; ++x)
-      for (int gdrop = -1; gdrop <= 0; ++gdrop) {
-        Datapath t = h;
-        t.c_frac = x;
-        if (gdrop < 0) t.c_drop_gap = kNone;
-        cc.push_back(t);
-      }
-    const auto s = survivors(cc, cl);
-    if (s.empty()) { note("late c: no c_frac fits the cl probes"); return false; }
-    h = s[0];
-  }
-  // odd-even sets: fa/01c and fx put small terms in the other set
+}
+
+/// Late c, odd-even sets: fa/01c and fx put small terms in the other set. Sets interleave and
+/// partial_frac in h; returns whether any candidate fits.
+bool Decider::fit_odd_even(Datapath& h) {
   std::vector<size_t> ix;
   if (in_group0(0) && in_group0(1)) add(ix, fam("fa/01c/"));
   if (in_group0(0) && in_group0(1) && in_group0(3) && parity(1) == parity(3)) add(ix, fam("fx/13/"));
   if (in_group0(0) && in_group0(1) && in_group0(5) && parity(1) == parity(5)) add(ix, fam("fx/15/"));
-  {
-    std::vector<Datapath> cc{h};
-    for (int x = std::max(0, P_ - 1); x <= 100; ++x) {
-      Datapath t = h;
-      t.interleave = 2;
-      t.partial_frac = x;
-      cc.push_back(t);
-    }
-    const auto s = survivors(cc, ix);
-    if (s.empty()) { note("late c: no odd-even candidate fits the fa/01c, fx probes"); return false; }
-    h = s[0];
+  std::vector<Datapath> cc{h};
+  for (int x = std::max(0, P_ - 1); x <= 100; ++x) {
+    Datapath t = h;
+    t.interleave = 2;
+    t.partial_frac = x;
+    cc.push_back(t);
   }
-  // the product window, now that the odd-even round-down is known
-  refit_window(h);
-  // sum_frac, acc_frac, late_norm_rd: the cut each ac family sees is min(sum_frac, acc_frac + s)
-  // for a normalisation shift s = 0 (f, c), 1 (n), -1 (x); measured as the sum_frac of a
-  // datapath without the normalisation round-down, then combined.
+  const auto s = survivors(cc, ix);
+  if (s.empty()) { note("late c: no odd-even candidate fits the fa/01c, fx probes"); return false; }
+  h = s[0];
+  return true;
+}
+
+/// Late c: the probes of the c-aligner's cuts (ch, ch2, ac, ca, czs); fills acs with the ac
+/// families by normalisation shift s = 0 (f, c), 1 (n), -1 (x).
+std::vector<size_t> Decider::late_cut_ids(std::vector<size_t> (&acs)[3]) const {
   std::vector<size_t> ch;
   for (const char* L : {"0123", "0145"}) {
     const int z = L[2] - '0', w = L[3] - '0';
@@ -191,7 +195,6 @@ bool Decider::fit_late(Datapath& h) {
     if (in_group0(0) && in_group0(1) && in_group0(z) && in_group0(w))
       add(ch, fam(std::string("ch2/") + L + "/"));
   }
-  std::vector<size_t> acs[3];  // s = 0, 1, -1
   for (int P : g_.pset) {
     const std::string pre = "ac/" + pname(P) + "/";
     add(acs[0], fam(pre + "f"));
@@ -200,24 +203,35 @@ bool Decider::fit_late(Datapath& h) {
         for (const char* k : {"nt/", "ng/", "xt/", "xg/"})
           add(acs[k[0] == 'n' ? 1 : 2], fam(pre + k + std::to_string(x) + "/"));
   }
-  // The cut a family sees: the smallest t for which a datapath cutting at sum_frac = t alone
-  // fits it; -1 when every t fits (the family cannot see the cut in this rounding mode).
-  auto threshold = [&](const std::vector<size_t>& ids) {
-    if (ids.empty()) return -1;
-    int first = -1, count = 0, total = 0;
-    for (int t = std::max(0, P_ - 1); t <= 100; ++t) {
-      Datapath x = h;
-      x.late_norm_rd = false;
-      x.sum_frac = t;
-      ++total;
-      if (fits(x, ids)) {
-        if (first < 0) first = t;
-        ++count;
-      }
+  std::vector<size_t> all = ch;
+  for (const auto& a : acs) add(all, a);
+  add(all, fam("ca/"));
+  for (int x : {2, 4})
+    if (in_group0(0) && in_group0(1) && in_group0(x)) add(all, fam("czs/" + std::to_string(x) + "/"));
+  return all;
+}
+
+/// The cut a family sees: the smallest t for which a datapath cutting at sum_frac = t alone
+/// fits it; -1 when every t fits (the family cannot see the cut in this rounding mode).
+int Decider::cut_threshold(const Datapath& h, const std::vector<size_t>& ids) const {
+  if (ids.empty()) return -1;
+  int first = -1, count = 0, total = 0;
+  for (int t = std::max(0, P_ - 1); t <= 100; ++t) {
+    Datapath x = h;
+    x.late_norm_rd = false;
+    x.sum_frac = t;
+    ++total;
+    if (fits(x, ids)) {
+      if (first < 0) first = t;
+      ++count;
     }
-    return count == total ? -1 : first;
-  };
-  const int t0 = threshold(acs[0]), t1 = threshold(acs[1]), tx = threshold(acs[2]);
+  }
+  return count == total ? -1 : first;
+}
+
+/// The (sum_frac, acc_frac, late_norm_rd) candidates from the cuts t0, t1, tx the ac families
+/// see (shifts 0, 1, -1), the most likely first.
+std::vector<Datapath> Decider::late_cut_candidates(const Datapath& h, int t0, int t1, int tx) const {
   std::vector<Datapath> cc;
   auto cand = [&](int sf, int af) {
     if (sf < 0) return;
@@ -238,30 +252,64 @@ bool Decider::fit_late(Datapath& h) {
   // otherwise: the largest sum_frac that fits (the cut is not visible: canonical_features maps
   // every invisible value to one)
   for (int sf = 100; sf >= std::max(0, P_ - 1); --sf) cand(sf, -1);
-  std::vector<size_t> all = ch;
-  for (const auto& a : acs) add(all, a);
-  add(all, fam("ca/"));
-  for (int x : {2, 4})
-    if (in_group0(0) && in_group0(1) && in_group0(x)) add(all, fam("czs/" + std::to_string(x) + "/"));
-  {
-    const auto s = survivors(cc, all);
-    if (s.empty()) { note("late c: no sum_frac / acc_frac fits the ch and ac probes"); return false; }
-    // several may fit these families: the distinct ones (canonical forms) are weighed on all
-    // the probe results
-    std::vector<Datapath> distinct;
-    for (const Datapath& x : s) {
-      const Datapath cx = canonical_features(x, K_);
-      bool seen = false;
-      for (const Datapath& y : distinct) {
-        const Datapath cy = canonical_features(y, K_);
-        seen |= cx.sum_frac == cy.sum_frac && cx.acc_frac == cy.acc_frac &&
-                cx.late_norm_rd == cy.late_norm_rd;
-      }
-      if (!seen) distinct.push_back(x);
-      if (distinct.size() >= 8) break;
+  return cc;
+}
+
+/// Of the candidates s that fit the cut probes, the one that explains the most probe results
+/// among the first 8 distinct ones (canonical sum_frac, acc_frac, late_norm_rd).
+Datapath Decider::best_distinct_cuts(const std::vector<Datapath>& s) const {
+  std::vector<Datapath> distinct;
+  for (const Datapath& x : s) {
+    const Datapath cx = canonical_features(x, K_);
+    bool seen = false;
+    for (const Datapath& y : distinct) {
+      const Datapath cy = canonical_features(y, K_);
+      seen |= cx.sum_frac == cy.sum_frac && cx.acc_frac == cy.acc_frac &&
+              cx.late_norm_rd == cy.late_norm_rd;
     }
-    h = best_overall(distinct);
+    if (!seen) distinct.push_back(x);
+    if (distinct.size() >= 8) break;
   }
+  return best_overall(distinct);
+}
+
+/// Late c: c_frac and c_drop_gap (fit_c_frac); the odd-even sets; the window; then sum_frac,
+/// acc_frac and the normalisation round-down from the cuts the ac families see (min(sum_frac,
+/// acc_frac + s) for a normalisation shift s). Returns whether the result fits.
+bool Decider::fit_late(Datapath& h) {
+  std::vector<size_t> cl = fam("cl/");
+  // c_frac and c_drop_gap
+  fit_c_frac(h);
+  if (!fits(h, cl)) {
+    // the product window F may also have cut c's cancellation partners: refit c_frac broadly
+    std::vector<Datapath> cc;
+    for (int x = std::max(0, P_ - 1); x <= 100; ++x)
+      for (int gdrop = -1; gdrop <= 0; ++gdrop) {
+        Datapath t = h;
+        t.c_frac = x;
+        if (gdrop < 0) t.c_drop_gap = kNone;
+        cc.push_back(t);
+      }
+    const auto s = survivors(cc, cl);
+    if (s.empty()) { note("late c: no c_frac fits the cl probes"); return false; }
+    h = s[0];
+  }
+  // odd-even sets: fa/01c and fx put small terms in the other set
+  if (!fit_odd_even(h)) return false;
+  // the product window, now that the odd-even round-down is known
+  refit_window(h);
+  // sum_frac, acc_frac, late_norm_rd: the cut each ac family sees is min(sum_frac, acc_frac + s)
+  // for a normalisation shift s = 0 (f, c), 1 (n), -1 (x); measured as the sum_frac of a
+  // datapath without the normalisation round-down, then combined.
+  std::vector<size_t> acs[3];  // s = 0, 1, -1
+  const std::vector<size_t> all = late_cut_ids(acs);
+  const int t0 = cut_threshold(h, acs[0]), t1 = cut_threshold(h, acs[1]), tx = cut_threshold(h, acs[2]);
+  const std::vector<Datapath> cc = late_cut_candidates(h, t0, t1, tx);
+  const auto s = survivors(cc, all);
+  if (s.empty()) { note("late c: no sum_frac / acc_frac fits the ch and ac probes"); return false; }
+  // several may fit these families: the distinct ones (canonical forms) are weighed on all
+  // the probe results
+  h = best_distinct_cuts(s);
   return true;
 }
 
@@ -351,6 +399,8 @@ void Decider::decide_floors() {
 
 namespace {
 
+using Rows = std::vector<std::pair<std::string, std::string>>;
+
 const char* rname(Rounding r) {
   switch (r) {
     case Rounding::RNE: return "RNE";
@@ -362,36 +412,24 @@ const char* rname(Rounding r) {
   return "?";
 }
 
-
-}  // namespace
-
-std::vector<std::pair<std::string, std::string>> Decider::table(const DetectedFeatures& r) const {
-  std::vector<std::pair<std::string, std::string>> t;
-  const Datapath& d = w_;
-  const Datapath c = canonical_features(d, K_);
-  const Format& O = v_.out_fmt;
+/// Appends the rows of the structure (adder, N_FMA, k order, c added) to t: d decided, c its
+/// canonical form, ok whether the structure was decided.
+void structure_rows(Rows& t, const Datapath& d, const Datapath& c, int K, bool ok) {
   auto row = [&](const std::string& k, const std::string& v) { t.emplace_back(k, v); };
-  const std::string na = "n/a";
-  row("inputs", v_.a_fmt.name + " x " + v_.b_fmt.name + " -> " + O.name + ", K = " +
-                    std::to_string(K_) + " (" + std::to_string(v_.size()) + " probe samples)");
-  row("output rounding", rname(d.out_round));
-  row("output precision", std::to_string(P_) + " fraction bits" +
-                              (d.out_prec >= 0 ? " (e8m" + std::to_string(d.out_prec) + ")" : " (all of " + O.name + ")"));
-  const bool fused = d.adder == AdderKind::Fused, exact = d.adder == AdderKind::Exact,
-             pw = d.adder == AdderKind::Pairwise;
+  const bool exact = d.adder == AdderKind::Exact, pw = d.adder == AdderKind::Pairwise;
   std::string adder;
-  if (!structure_ok_) adder = "not decided";
+  if (!ok) adder = "not decided";
   else if (exact && c.n_fma == 1) adder = "SFMA: exact, one product at a time (Exact, N_FMA = 1)";
   else if (exact) adder = "multi-term exact (Kulisch): one rounding per group";
   else if (pw) adder = "pairwise tree: every addition rounded";
   else adder = std::string("fused fixed-point multi-term adder, ") + (d.late_c ? "late c" : "early c");
   row("adder", adder);
-  row("N_FMA", !structure_ok_ ? "not decided"
-                              : std::to_string(c.n_fma) +
-                                    (c.n_fma == K_ ? " (all K products in one group)" : ""));
-  row("k order", !structure_ok_ ? "not decided"
+  row("N_FMA", !ok ? "not decided"
+                   : std::to_string(c.n_fma) +
+                         (c.n_fma == K ? " (all K products in one group)" : ""));
+  row("k order", !ok ? "not decided"
                  : c.pair_interleave ? "pair-interleaved: k mod 4 in {0,1} first, then {2,3}"
-                 : (K_ <= 4 || (c.n_fma >= K_ && !pw && !(d.late_c && d.interleave == 2)))
+                 : (K <= 4 || (c.n_fma >= K && !pw && !(d.late_c && d.interleave == 2)))
                      ? "in order (the order cannot matter here)"
                      : "in order");
   std::string cadd;
@@ -399,7 +437,15 @@ std::vector<std::pair<std::string, std::string>> Decider::table(const DetectedFe
   else if (exact) cadd = "a term of the exact sum";
   else if (pw) cadd = "after the pairwise tree of each group";
   else cadd = d.late_c ? "late: after the product sum (c-aligner)" : "early: aligned with the products";
-  row("c added", structure_ok_ ? cadd : "not decided");
+  row("c added", ok ? cadd : "not decided");
+}
+
+/// Appends the rows of the adder's alignment and products (F, product alignment, products,
+/// product overflow, odd-even interleave, the c-aligner) to t: d decided, c its canonical form.
+void alignment_rows(Rows& t, const Datapath& d, const Datapath& c, const Format& O, const Geo& g) {
+  auto row = [&](const std::string& k, const std::string& v) { t.emplace_back(k, v); };
+  const std::string na = "n/a";
+  const bool fused = d.adder == AdderKind::Fused, exact = d.adder == AdderKind::Exact;
   if (fused) {
     std::string f = std::to_string(c.frac_bits) + " fractional bits";
     if (O == kBinary32 && d.out_prec < 0) f += " (n_eab = " + std::to_string(c.frac_bits - 23) + ")";
@@ -418,7 +464,7 @@ std::vector<std::pair<std::string, std::string>> Decider::table(const DetectedFe
                  : "exact, unnormalised (significand product in [1,4))");
   row("product overflow", c.prod_overflow_exp != kNone
                               ? "|p| >= 2^" + std::to_string(c.prod_overflow_exp) + " -> Inf"
-                              : (g_.pmax + 2 <= O.emax() + 1 ? "no (products cannot reach the output's range)" : "no"));
+                              : (g.pmax + 2 <= O.emax() + 1 ? "no (products cannot reach the output's range)" : "no"));
   if (fused && d.late_c) {
     row("odd-even interleave", c.interleave == 2 ? "yes: partial sums RD to " + std::to_string(c.partial_frac) + " bits" : "no");
     row("align(c, S_sum)", "(" + std::to_string(c.c_frac) + ", " + std::to_string(c.sum_frac) + ", RD)");
@@ -428,34 +474,59 @@ std::vector<std::pair<std::string, std::string>> Decider::table(const DetectedFe
     row("odd-even interleave", fused ? "no" : na);
     row("align(c, S_sum)", na);
   }
-  if (fused) {
-    // Could a floor at the output's smallest normal exponent change anything here at all?
-    Datapath t = d;
-    t.emin_lim = O.emin();
-    t.c_zero_exp = kNone;
-    const bool floor_testable = canonical_features(t, K_).emin_lim != kNone;
-    t.emin_lim = kNone;
-    t.c_zero_exp = O.emin();
-    const bool zero_testable = canonical_features(t, K_).c_zero_exp != kNone ||
-                               canonical_features(t, K_).emin_lim != kNone;
-    const std::string nt = "not testable (no sum reaches below 2^" + std::to_string(O.emin()) +
-                           " with bits a floor there could cut)";
-    row("e_c=0", c.c_zero_exp != kNone
-                     ? std::to_string(d.c_zero_exp) +
-                           (d.c_zero_exp != c.c_zero_exp
-                                ? " (every value up to " + std::to_string(c.c_zero_exp) +
-                                      " gives the same results here)"
-                                : "")
-                 : !zero_testable     ? nt
-                                      : "-inf (c = 0 discarded)");
-    row("e_min^lim", c.emin_lim != kNone ? std::to_string(c.emin_lim)
-                     : d.late_c         ? "- (not probed with late c)"
-                     : !floor_testable  ? nt
-                                        : "- (none)");
-  } else {
+}
+
+/// Appends the rows of the alignment floors (e_c=0, e_min^lim) to t: d decided, c its
+/// canonical form for K products.
+void floor_rows(Rows& t, const Datapath& d, const Datapath& c, const Format& O, int K) {
+  auto row = [&](const std::string& k, const std::string& v) { t.emplace_back(k, v); };
+  const std::string na = "n/a";
+  if (d.adder != AdderKind::Fused) {
     row("e_c=0", na);
     row("e_min^lim", na);
+    return;
   }
+  // Could a floor at the output's smallest normal exponent change anything here at all?
+  Datapath u = d;
+  u.emin_lim = O.emin();
+  u.c_zero_exp = kNone;
+  const bool floor_testable = canonical_features(u, K).emin_lim != kNone;
+  u.emin_lim = kNone;
+  u.c_zero_exp = O.emin();
+  const bool zero_testable = canonical_features(u, K).c_zero_exp != kNone ||
+                             canonical_features(u, K).emin_lim != kNone;
+  const std::string nt = "not testable (no sum reaches below 2^" + std::to_string(O.emin()) +
+                         " with bits a floor there could cut)";
+  row("e_c=0", c.c_zero_exp != kNone
+                   ? std::to_string(d.c_zero_exp) +
+                         (d.c_zero_exp != c.c_zero_exp
+                              ? " (every value up to " + std::to_string(c.c_zero_exp) +
+                                    " gives the same results here)"
+                              : "")
+               : !zero_testable     ? nt
+                                    : "-inf (c = 0 discarded)");
+  row("e_min^lim", c.emin_lim != kNone ? std::to_string(c.emin_lim)
+                   : d.late_c         ? "- (not probed with late c)"
+                   : !floor_testable  ? nt
+                                      : "- (none)");
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> Decider::table(const DetectedFeatures& r) const {
+  std::vector<std::pair<std::string, std::string>> t;
+  const Datapath& d = w_;
+  const Datapath c = canonical_features(d, K_);
+  const Format& O = v_.out_fmt;
+  auto row = [&](const std::string& k, const std::string& v) { t.emplace_back(k, v); };
+  row("inputs", v_.a_fmt.name + " x " + v_.b_fmt.name + " -> " + O.name + ", K = " +
+                    std::to_string(K_) + " (" + std::to_string(v_.size()) + " probe samples)");
+  row("output rounding", rname(d.out_round));
+  row("output precision", std::to_string(P_) + " fraction bits" +
+                              (d.out_prec >= 0 ? " (e8m" + std::to_string(d.out_prec) + ")" : " (all of " + O.name + ")"));
+  structure_rows(t, d, c, K_, structure_ok_);
+  alignment_rows(t, d, c, O, g_);
+  floor_rows(t, d, c, O, K_);
   row("subnormal inputs", d.sub_in ? "kept" : "flushed to zero (DAZ)");
   row("subnormal outputs", !sub_out_testable_ ? "not testable (no subnormal result reachable)"
                            : d.sub_out ? "kept" : "flushed to zero (FTZ)");

@@ -45,20 +45,119 @@ Dims dims_of(const Datapath& dp) {
   return d;
 }
 
-std::string view_expr(const RtlViewCtx& c, const SignalField& f) {
-const Dims& d = c.d;
-const Datapath& dp_ = c.dp;
-const std::vector<PlannedStage>& stages_ = c.stages;
-  const std::string& n = f.name;
-  const size_t dot = n.find('.');
-  const std::string pre = n.substr(0, dot), sig = n.substr(dot + 1);
-  auto ends = [&](const std::string& s) { return sig.size() >= s.size() && sig.compare(sig.size() - s.size(), s.size(), s) == 0; };
-  auto num = [](const std::string& s, size_t from) { return std::atoi(s.c_str() + from); };
-  auto has_stage = [&](const std::string& s) {
-    for (const PlannedStage& st : stages_)
+namespace {
+
+/// A signal name split at its first dot ("aligner" "e_max"), with the helpers of the views.
+struct View {
+  const RtlViewCtx& c;
+  const SignalField& f;
+  std::string pre, sig;
+  View(const RtlViewCtx& ctx, const SignalField& fld) : c(ctx), f(fld) {
+    const size_t dot = f.name.find('.');
+    pre = f.name.substr(0, dot);
+    sig = f.name.substr(dot + 1);
+  }
+  bool ends(const std::string& s) const { return sig.size() >= s.size() && sig.compare(sig.size() - s.size(), s.size(), s) == 0; }
+  static int num(const std::string& s, size_t from) { return std::atoi(s.c_str() + from); }
+  bool has_stage(const std::string& s) const {
+    for (const PlannedStage& st : c.stages)
       if (st.name == s) return true;
     return false;
+  }
+  std::string cut(const std::string& e) const { return std::to_string(f.width) + "'(" + e + ")"; }
+  static std::string slice(const std::string& v, int idx, int width) {
+    return v + "[" + std::to_string(idx * width) + " +: " + std::to_string(width) + "]";
+  }
+};
+
+/// multiplier.a<i>, b<i>, c (the issue register) and p<i> with _e, _s, _cls.
+std::string multiplier_view(const View& v) {
+  const Dims& d = v.c.d;
+  const std::string& sig = v.sig;
+  if (sig == "c") return "issue_c";
+  if (sig[0] == 'a') return View::slice("issue_a", View::num(sig, 1), d.AW);
+  if (sig[0] == 'b') return View::slice("issue_b", View::num(sig, 1), d.BW);
+  const int k = View::num(sig, 1);
+  if (v.ends("_e"))  // the C++ record gives a zero product the exponent 0
+    return "(multiplier_p_cls[" + std::to_string(2 * k) + " +: 2] == 2'd0 ? 32'd0 : 32'($signed(" +
+           View::slice("multiplier_p_exp", k, d.XW) + ")))";
+  if (v.ends("_s")) return "multiplier_p_sign[" + std::to_string(k) + "]";
+  if (v.ends("_cls")) {
+    const std::string c = "multiplier_p_cls[" + std::to_string(2 * k) + " +: 2]";
+    return "(" + c + " == 2'd3 ? 3'd4 : " + c + " == 2'd2 ? 3'd3 : " + c + " == 2'd1 ? 3'd2 : 3'd0)";
+  }
+  return v.cut(View::slice("multiplier_p_sig", k, d.SW) + " >> " + std::to_string(d.TF - d.PFRAC));
+}
+
+/// scaler.sa<j>, sb<j>, e_s<j>: 0 for a pair no lane of the group uses.
+std::string scaler_view(const View& v) {
+  const Dims& d = v.c.d;
+  const bool e = v.sig.rfind("e_s", 0) == 0;
+  const int j = View::num(v.sig, e ? 3 : 2);
+  const std::string on = "scaler_lanes[" + std::to_string(j * d.LPS) + "]";
+  if (!e) return "(" + on + " ? " + View::slice("scaler_" + v.sig.substr(0, 2), j, 8) + " : 8'd0)";
+  return "(" + on + " && !scaler_s_nan[" + std::to_string(j) + "] ? 32'($signed(" + View::slice("scaler_e_s", j, d.XW) +
+         ")) : 32'd0)";
+}
+
+/// aligner.e_max(_odd, _even), sticky(_odd, _even), v<i>, vc.
+std::string aligner_view(const View& v) {
+  const Dims& d = v.c.d;
+  const std::string& sig = v.sig;
+  if (sig == "e_max" || sig == "e_max_odd") return "32'(aligner_e_max)";
+  if (sig == "e_max_even") return "32'(aligner_e_even)";
+  if (sig == "sticky" || sig == "sticky_odd") return "aligner_sticky";
+  if (sig == "sticky_even") return "aligner_sticky_even";
+  if (sig == "vc") return View::slice("aligner_v", d.N, d.ALW);
+  return View::slice("aligner_v", View::num(sig, 1), d.ALW);
+}
+
+/// A fixed-point triple NAME, NAME_e, NAME_f: its value, exponent and fraction bits (a number,
+/// or an expression where the register's frame depends on the branch taken).
+struct Fx {
+  std::string v, e;
+  int frac;
+  std::string frac_expr = "";
+};
+Fx fixed_view(const View& v, const std::string& base) {
+  const Dims& d = v.c.d;
+  const Datapath& dp = v.c.dp;
+  const std::string& pre = v.pre;
+  if (pre == "adder" && base == "s_sum_odd") return {"adder_s", "adder_e_max", d.F};
+  if (pre == "adder" && base == "s_sum_even") return {"adder_s_even", "adder_e_even", d.F};
+  if (pre == "adder" && base == "s_acc") return {"adder_s", "adder_e_max", d.F};
+  if (pre == "adder" && base == "s_sum")
+    return v.has_stage("oddeven") ? Fx{"oddeven_s", "oddeven_e", d.PF} : Fx{"adder_s", "adder_e_max", d.F};
+  // the registers hold ACCF fraction bits; the C++ records c_align's: max(sum, c_frac) when c
+  // is shifted (branch), max(sum_frac, c's) when the sum is, acc_frac once normalised
+  const int f1 = std::max(d.FS, dp.c_frac), f2 = std::max(dp.sum_frac, dp.out_fmt.mbits);
+  // r's register seen at the fraction bits `frame` selects (frame(f): a select over f(bits))
+  auto view = [&](const std::string& r, auto frame) {
+    return Fx{frame([&](int f) { return "($signed(" + r + "_s_acc) >>> " + std::to_string(d.ACCF - f) + ")"; }),
+              r + "_exp", -1, frame([](int f) { return "32'(" + std::to_string(f) + ")"; })};
   };
+  if (pre == "cadd") return view("cadd", [&](auto f) { return "(cadd_branch ? " + f(f1) + " : " + f(f2) + ")"; });
+  return view("normaliser", [&](auto f) {
+    return "(normaliser_active ? " + f(dp.acc_frac) + " : (normaliser_branch ? " + f(f1) + " : " + f(f2) + "))";
+  });
+}
+
+/// adder.exact / cadd.exact with _e, _s, _sticky: the C++ record (stages.hpp exact_sum_round)
+/// of the wide register (xrec_* of the top).
+std::string exact_view(const View& v) {
+  const std::string S = v.pre == "adder" ? "adder" : "cadd", m = S + "_x_mag", lo = S + "_xrec_lo(" + m + ")";
+  if (v.sig == "exact") return "(" + lo + " < 0 ? 128'd0 : 128'(" + m + " >> " + lo + "))";
+  if (v.sig == "exact_s") return S + "_x_sign";
+  if (v.sig == "exact_sticky") return S + "_xrec_st(" + m + ")";
+  const int lsb = v.pre == "adder" ? v.c.d.X_LSB : v.c.d.P_LSB;
+  return "(" + lo + " < 0 ? 32'd0 : 32'(" + std::to_string(lsb) + " + " + lo + "))";
+}
+
+}  // namespace
+
+std::string view_expr(const RtlViewCtx& c, const SignalField& f) {
+  const View v(c, f);
+  const std::string &pre = v.pre, &sig = v.sig;
   if (sig == "valid" || sig == "tag" || sig == "grp") return pre + "_" + sig;
   if (pre == "specials") {
     const std::string S = c.spec_stage;
@@ -66,89 +165,27 @@ const std::vector<PlannedStage>& stages_ = c.stages;
     if (sig == "d") return S + "_sd";
     return S + "_zs";
   }
-  const std::string W = std::to_string(f.width);
-  auto cut = [&](const std::string& e) { return W + "'(" + e + ")"; };
-  auto slice = [](const std::string& v, int idx, int width) {
-    return v + "[" + std::to_string(idx * width) + " +: " + std::to_string(width) + "]";
-  };
-  if (pre == "multiplier") {
-    if (sig == "c") return "issue_c";
-    if (sig[0] == 'a') return slice("issue_a", num(sig, 1), d.AW);
-    if (sig[0] == 'b') return slice("issue_b", num(sig, 1), d.BW);
-    const int k = num(sig, 1);
-    if (ends("_e"))  // the C++ record gives a zero product the exponent 0
-      return "(multiplier_p_cls[" + std::to_string(2 * k) + " +: 2] == 2'd0 ? 32'd0 : 32'($signed(" +
-             slice("multiplier_p_exp", k, d.XW) + ")))";
-    if (ends("_s")) return "multiplier_p_sign[" + std::to_string(k) + "]";
-    if (ends("_cls")) {
-      const std::string c = "multiplier_p_cls[" + std::to_string(2 * k) + " +: 2]";
-      return "(" + c + " == 2'd3 ? 3'd4 : " + c + " == 2'd2 ? 3'd3 : " + c + " == 2'd1 ? 3'd2 : 3'd0)";
-    }
-    return cut(slice("multiplier_p_sig", k, d.SW) + " >> " + std::to_string(d.TF - d.PFRAC));
-  }
-  if (pre == "scaler") {  // scaler.sa<j>, sb<j>, e_s<j>: 0 for a pair no lane of the group uses
-    const bool e = sig.rfind("e_s", 0) == 0;
-    const int j = num(sig, e ? 3 : 2);
-    const std::string on = "scaler_lanes[" + std::to_string(j * d.LPS) + "]";
-    if (!e) return "(" + on + " ? " + slice("scaler_" + sig.substr(0, 2), j, 8) + " : 8'd0)";
-    return "(" + on + " && !scaler_s_nan[" + std::to_string(j) + "] ? 32'($signed(" + slice("scaler_e_s", j, d.XW) +
-           ")) : 32'd0)";
-  }
-  if (pre == "aligner") {
-    if (sig == "e_max" || sig == "e_max_odd") return "32'(aligner_e_max)";
-    if (sig == "e_max_even") return "32'(aligner_e_even)";
-    if (sig == "sticky" || sig == "sticky_odd") return "aligner_sticky";
-    if (sig == "sticky_even") return "aligner_sticky_even";
-    if (sig == "vc") return slice("aligner_v", d.N, d.ALW);
-    return slice("aligner_v", num(sig, 1), d.ALW);
-  }
-  // fixed-point triples: NAME, NAME_e, NAME_f
-  struct Fx { std::string v, e; int frac; std::string frac_expr = ""; };
-  auto fixed = [&](const std::string& base) -> Fx {
-    if (pre == "adder" && base == "s_sum_odd") return {"adder_s", "adder_e_max", d.F};
-    if (pre == "adder" && base == "s_sum_even") return {"adder_s_even", "adder_e_even", d.F};
-    if (pre == "adder" && base == "s_acc") return {"adder_s", "adder_e_max", d.F};
-    if (pre == "adder" && base == "s_sum")
-      return has_stage("oddeven") ? Fx{"oddeven_s", "oddeven_e", d.PF} : Fx{"adder_s", "adder_e_max", d.F};
-    // the registers hold ACCF fraction bits; the C++ records c_align's: max(sum, c_frac) when c
-    // is shifted (branch), max(sum_frac, c's) when the sum is, acc_frac once normalised
-    const int f1 = std::max(d.FS, dp_.c_frac), f2 = std::max(dp_.sum_frac, dp_.out_fmt.mbits);
-    // r's register seen at the fraction bits `frame` selects (frame(f): a select over f(bits))
-    auto view = [&](const std::string& r, auto frame) {
-      return Fx{frame([&](int f) { return "($signed(" + r + "_s_acc) >>> " + std::to_string(d.ACCF - f) + ")"; }),
-                r + "_exp", -1, frame([](int f) { return "32'(" + std::to_string(f) + ")"; })};
-    };
-    if (pre == "cadd") return view("cadd", [&](auto f) { return "(cadd_branch ? " + f(f1) + " : " + f(f2) + ")"; });
-    return view("normaliser", [&](auto f) {
-      return "(normaliser_active ? " + f(dp_.acc_frac) + " : (normaliser_branch ? " + f(f1) + " : " + f(f2) + "))";
-    });
-  };
+  if (pre == "multiplier") return multiplier_view(v);
+  if (pre == "scaler") return scaler_view(v);
+  if (pre == "aligner") return aligner_view(v);
   if (pre == "adder" && sig.rfind("pair", 0) == 0) {
-    const int level = num(sig, 4);
-    const int k = num(sig, sig.find('_') + 1);
-    return slice("adder_l" + std::to_string(level) + "_bits", k, d.OW);
+    const int level = View::num(sig, 4);
+    const int k = View::num(sig, sig.find('_') + 1);
+    return View::slice("adder_l" + std::to_string(level) + "_bits", k, c.d.OW);
   }
-  if (sig == "exact" || sig == "exact_e" || sig == "exact_s" || sig == "exact_sticky") {
-    // the C++ record (stages.hpp exact_sum_round) of the wide register: xrec_* below
-    const std::string S = pre == "adder" ? "adder" : "cadd", m = S + "_x_mag", lo = S + "_xrec_lo(" + m + ")";
-    if (sig == "exact") return "(" + lo + " < 0 ? 128'd0 : 128'(" + m + " >> " + lo + "))";
-    if (sig == "exact_s") return S + "_x_sign";
-    if (sig == "exact_sticky") return S + "_xrec_st(" + m + ")";
-    const int lsb = pre == "adder" ? d.X_LSB : d.P_LSB;
-    return "(" + lo + " < 0 ? 32'd0 : 32'(" + std::to_string(lsb) + " + " + lo + "))";
-  }
+  if (sig == "exact" || sig == "exact_e" || sig == "exact_s" || sig == "exact_sticky") return exact_view(v);
   if (pre == "cadd" && sig == "special") return "cadd_special";
   if (pre == "cadd" && sig == "e_c") return "32'(cadd_e_c)";
   if (pre == "cadd" && (sig == "branch" || sig == "c_dropped" || sig == "sticky")) return "cadd_" + sig;
   if (pre == "normaliser" && (sig == "active" || sig == "sticky")) return "normaliser_" + sig;
   if (sig == "d") return pre + "_d";
   if (sig == "d32") return "outconv_d32";
-  if (ends("_e")) return "32'(" + fixed(sig.substr(0, sig.size() - 2)).e + ")";
-  if (ends("_f")) {
-    const Fx x = fixed(sig.substr(0, sig.size() - 2));
+  if (v.ends("_e")) return "32'(" + fixed_view(v, sig.substr(0, sig.size() - 2)).e + ")";
+  if (v.ends("_f")) {
+    const Fx x = fixed_view(v, sig.substr(0, sig.size() - 2));
     return x.frac_expr.empty() ? "32'(" + std::to_string(x.frac) + ")" : x.frac_expr;
   }
-  return cut(fixed(sig).v);
+  return v.cut(fixed_view(v, sig).v);
 }
 
 }  // namespace rtlgen

@@ -401,6 +401,258 @@ void draw_expmant_raw(WordSource& src, const uint32_t* pre, size_t npre, Raw* r,
 
 }  // namespace
 
+namespace {
+
+/// The stored formats, widenings, hex digits and line lengths of a.txt, b.txt and c.txt: every
+/// value of a file has the same number of hex digits, so every line of a file has the same length.
+struct SampleLayout {
+  bool na, nb;  ///< a, b written in their own format (native values)
+  const Format &sa, &sb, &sc;
+  Widener wa, wb, wc;
+  int da, db, dc;
+  size_t la, lb, lc;
+  explicit SampleLayout(const SampleSpec& s)
+      : na(s.native && native_digits(s.a_fmt) > 0), nb(s.native && native_digits(s.b_fmt) > 0),
+        sa(na ? s.a_fmt : stored_of(s.a_fmt)), sb(nb ? s.b_fmt : stored_of(s.b_fmt)), sc(stored_of(s.c_fmt)),
+        wa(s.a_fmt, sa), wb(s.b_fmt, sb), wc(s.c_fmt, sc),
+        da(na ? native_digits(s.a_fmt) : sa.width() / 4), db(nb ? native_digits(s.b_fmt) : sb.width() / 4),
+        dc(sc.width() / 4), la(static_cast<size_t>(s.K) * (da + 1)), lb(static_cast<size_t>(s.K) * (db + 1)),
+        lc(static_cast<size_t>(dc + 1)) {}
+};
+
+/// The header line of a.txt, b.txt and c.txt.
+std::string sample_header(const SampleSpec& s, bool native) {
+  char hdr[320];
+  std::snprintf(hdr, sizeof hdr,
+                "# matcore sample a=%s b=%s k=%d n=%llu strategy=%s seed=%u ea=[%d,%d] eb=[%d,%d] ec=[%d,%d] values=%s\n",
+                s.a_fmt.name.c_str(), s.b_fmt.name.c_str(), s.K, static_cast<unsigned long long>(s.N),
+                s.strategy == Strategy::Bits ? "bits" : "expmant", s.seed, s.ea_lo, s.ea_hi, s.eb_lo,
+                s.eb_hi, s.ec_lo, s.ec_hi, native ? "native" : "widened");
+  return hdr;
+}
+
+/// One buffer of draws of a chunk of samples [first, first + n).
+struct DrawBuf {
+  std::vector<uint32_t> words;  ///< direct: the chunk's random words, two per value
+  std::vector<Raw> raw;         ///< otherwise: the draws of each value
+  bool direct = false;
+  uint64_t first = 0, n = 0;
+};
+
+/// One file's part of a line of a sample: its file (bit in `files`, index), line length, line
+/// format, exponent draw, first value within the sample, values per line and separator.
+struct FilePart {
+  int bit, id;
+  size_t line;
+  const LineCfg* cfg;
+  const UniformInt* x;
+  size_t first;
+  int k;
+  char sep;
+};
+
+/// Draws the random stream of a sample set chunk by chunk and has workers convert, format and
+/// write each chunk at its lines' offsets (pwrite) while the next chunk is drawn.
+class SampleWriter {
+ public:
+  /// out: a.txt, b.txt, c.txt; hlen: their header length; [lo, hi): this rank's samples.
+  SampleWriter(const SampleSpec& s, const SampleLayout& L, dist::SharedOutput* const* out, size_t hlen,
+               unsigned threads, uint64_t lo, uint64_t hi)
+      : s_(s), L_(L), out_{out[0], out[1], out[2]}, hlen_(hlen), threads_(threads), lo_(lo), hi_(hi), g_(s.seed),
+        ua_(sig_bits(s.a_fmt)), ub_(sig_bits(s.b_fmt)), uc_(sig_bits(s.c_fmt)),
+        xa_(s.ea_lo, s.ea_hi), xb_(s.eb_lo, s.eb_hi), xc_(s.ec_lo, s.ec_hi),
+        per_(static_cast<size_t>(2 * s.K + 1)), text_(threads), err_(threads),
+        bits_(s.strategy == Strategy::Bits), src_(g_), da_(xa_, ua_), db_(xb_, ub_), dc_(xc_, uc_),
+        direct_ok_(!bits_ && ua_ == 32 && ub_ == 32 && uc_ == 32),
+        cfa_(s.a_fmt, L.wa, ua_, L.da, bits_), cfb_(s.b_fmt, L.wb, ub_, L.db, bits_),
+        cfc_(s.c_fmt, L.wc, uc_, L.dc, bits_) {}
+
+  /// Draws, converts and writes samples [0, hi) chunk by chunk (tty: a progress bar on stderr).
+  void run(bool tty) {
+    const uint64_t chunk = std::max<uint64_t>(1, (uint64_t{1} << 20) / per_);  // 16 MB of draws
+    Background pending;
+    auto settle = [&] {
+      pending.join();
+      for (auto& e : err_)
+        if (e) std::rethrow_exception(e);
+    };
+    int cur = 0;
+    try {
+      for (uint64_t base = 0; base < hi_; base += chunk) {
+        draw(buf_[cur], base, std::min(chunk, s_.N - base));
+        settle();
+        const DrawBuf* bp = &buf_[cur];
+        pending.start([this, bp] { convert_all(*bp); });
+        cur ^= 1;
+        if (tty) std::fprintf(stderr, "\r[%-50s] %3d%%", std::string(50 * base / s_.N, '#').c_str(),
+                              static_cast<int>(100 * base / s_.N));
+      }
+      settle();
+    } catch (...) {
+      pending.join();
+      throw;
+    }
+  }
+
+ private:
+  const SampleSpec& s_;
+  const SampleLayout& L_;
+  dist::SharedOutput* out_[3];
+  size_t hlen_;
+  unsigned threads_;
+  uint64_t lo_, hi_;
+  Mt19937 g_;
+  int ua_, ub_, uc_;
+  UniformInt xa_, xb_, xc_;
+  size_t per_;
+  // Two buffers of draws: the main thread draws chunk i+1 (the one sequential part: the random
+  // stream, in file order a_1..a_k, b_1..b_k, c per sample) while the workers convert, format
+  // and write chunk i.
+  DrawBuf buf_[2];
+  std::vector<std::string> text_;
+  std::vector<std::exception_ptr> err_;
+  bool bits_;
+  WordSource src_;
+  ExpDraw da_, db_, dc_;
+  // Exponent-mantissa sampling with 32-bit significand draws takes two words a value, unless an
+  // exponent draw is rejected (probability (2^32 mod span)/2^32, below 1e-8 for the paper's
+  // ranges). The main thread takes the chunk's words from the stream and only checks the
+  // exponent words against the rejection limits; the workers compute the values from the words.
+  // A chunk with a rejection is drawn value by value instead, from the same words.
+  bool direct_ok_;
+  LineCfg cfa_, cfb_, cfc_;
+
+  /// Takes the 2 * n * per words of n samples from the stream into b.words; true when no
+  /// exponent word among them is rejected (the chunk is then converted from the words directly).
+  bool take_words(DrawBuf& b, uint64_t n) {
+    const size_t npre = 2 * n * per_;
+    b.words.resize(npre);
+    src_.take(b.words.data(), npre);
+    const uint32_t* w = b.words.data();
+    uint32_t rejected = 0;
+    for (uint64_t i = 0; i < n; ++i, w += 2 * per_) {
+      for (int j = 0; j < s_.K; ++j) rejected |= xa_.rejects(w[2 * j]);
+      for (int j = s_.K; j < 2 * s_.K; ++j) rejected |= xb_.rejects(w[2 * j]);
+      rejected |= xc_.rejects(w[4 * s_.K]);
+    }
+    return !rejected;
+  }
+
+  /// Draws samples [first, first + n) into b.
+  void draw(DrawBuf& b, uint64_t first, uint64_t n) {
+    b.first = first;
+    b.n = n;
+    b.direct = false;
+    size_t npre = 0;
+    if (direct_ok_) {
+      npre = 2 * n * per_;
+      if (take_words(b, n)) {
+        b.direct = true;
+        return;
+      }
+    }
+    b.raw.resize(n * per_);
+    Raw* r = b.raw.data();
+    if (bits_) {
+      for (uint64_t i = 0; i < n; ++i) {
+        for (int j = 0; j < s_.K; ++j) *r++ = Raw{0, draw_bits(s_.a_fmt, g_)};
+        for (int j = 0; j < s_.K; ++j) *r++ = Raw{0, draw_bits(s_.b_fmt, g_)};
+        *r++ = Raw{0, draw_bits(s_.c_fmt, g_)};
+      }
+      return;
+    }
+    draw_expmant_raw(src_, b.words.data(), npre, r, n, s_.K, da_, db_, dc_);
+  }
+
+  /// The lines of n samples from sample i0 of chunk b for one file, made at q.
+  void put_file(const DrawBuf& b, char* q, uint64_t i0, uint64_t n, const FilePart& f) const {
+    const size_t per = per_;
+    if (b.direct) {
+      // value j of a line from its two words: exponent (through x) and significand
+      const uint32_t* wf = b.words.data() + i0 * 2 * per + 2 * f.first;
+      const UniformInt x = *f.x;
+      const FmtConst k = f.cfg->k;
+      const size_t stride = 2 * per;
+      put_lines(q, n, f.k, *f.cfg, f.sep, [=](uint64_t i, int j) {
+        const uint32_t* v = wf + i * stride + 2 * static_cast<size_t>(j);
+        return draw_expmant32(k, x.value(v[0]), v[1]);
+      });
+    } else {
+      const Raw* rf = b.raw.data() + i0 * per + f.first;
+      const LineCfg& c = *f.cfg;
+      put_lines(q, n, f.k, *f.cfg, f.sep, [=, &c](uint64_t i, int j) { return raw_value(c, rf[i * per + j]); });
+    }
+  }
+
+  /// A part makes the lines of samples [i0, i1) of the chunk for the files in `files` (1: a,
+  /// 2: b, 4: c) and writes them at their offsets.
+  void convert_part(const DrawBuf& b, unsigned part, uint64_t i0, uint64_t i1, int files) {
+    try {
+      std::string& T = text_[part];
+      const uint64_t n = i1 - i0;
+      T.resize(n * ((files & 1 ? L_.la : 0) + (files & 2 ? L_.lb : 0) + (files & 4 ? L_.lc : 0)));
+      char* q = &T[0];
+      const FilePart fs[3] = {{1, 0, L_.la, &cfa_, &xa_, 0, s_.K, ' '},
+                              {2, 1, L_.lb, &cfb_, &xb_, static_cast<size_t>(s_.K), s_.K, ' '},
+                              {4, 2, L_.lc, &cfc_, &xc_, static_cast<size_t>(2 * s_.K), 1, '\n'}};
+      for (const FilePart& f : fs) {
+        if (!(files & f.bit)) continue;
+        put_file(b, q, i0, n, f);
+        out_[f.id]->pwrite(q, n * f.line, hlen_ + (b.first + i0) * f.line);
+        q += n * f.line;
+      }
+    } catch (...) {
+      err_[part] = std::current_exception();
+    }
+  }
+
+  /// Converts and writes this rank's samples of chunk b. Two threads: one writes a.txt, the
+  /// other b.txt and c.txt (writes to one file from two threads would serialise on its inode
+  /// lock in the kernel). More threads: each makes a range of samples for all three files (the
+  /// conversion then scales; the writes share the locks).
+  void convert_all(const DrawBuf& b) {
+    // this rank's samples of the chunk: [j0, j1)
+    const uint64_t j0 = std::max(lo_, b.first) - b.first, j1 = std::min(hi_, b.first + b.n) - b.first;
+    if (j0 >= j1) return;
+    if (threads_ == 1) {
+      convert_part(b, 0, j0, j1, 7);
+      return;
+    }
+    if (threads_ == 2) {
+      run_parallel(2, [&](unsigned t) {
+        if (t) convert_part(b, 1u, j0, j1, 6);
+        else convert_part(b, 0, j0, j1, 1);
+      });
+    } else {
+      const uint64_t sub = (j1 - j0 + threads_ - 1) / threads_;
+      run_parallel(threads_, [&](unsigned t) {
+        const uint64_t i0 = std::min(j1, j0 + t * sub), i1 = std::min(j1, i0 + sub);
+        if (i0 < i1) convert_part(b, t, i0, i1, 7);
+      });
+    }
+  }
+};
+
+/// Block scales: sa.txt and sb.txt into fsa, fsb (rank 0 writes them, a few per sample).
+void write_scale_files(const SampleSpec& s, const std::string& dir, std::unique_ptr<dist::SharedOutput>& fsa,
+                       std::unique_ptr<dist::SharedOutput>& fsb) {
+  fsa.reset(new dist::SharedOutput(dir + "/sa.txt"));
+  fsb.reset(new dist::SharedOutput(dir + "/sb.txt"));
+  if (dist::rank() == 0) {
+    Mt19937 gs(s.seed + 1);
+    char sh[160];
+    for (dist::SharedOutput* f : {fsa.get(), fsb.get()}) {
+      std::snprintf(sh, sizeof sh, "# matcore sample %s=%s block=%d k=%d n=%llu seed=%u es=[%d,%d]\n",
+                    f == fsa.get() ? "sa" : "sb", s.scale_fmt.name.c_str(), s.scale_block, s.K,
+                    static_cast<unsigned long long>(s.N), s.seed + 1, s.es_lo, s.es_hi);
+      const std::string t = scale_samples(s, gs, sh);
+      f->pwrite(t.data(), t.size(), 0);
+    }
+  }
+}
+
+}  // namespace
+
 uint64_t write_samples(const SampleSpec& s, const std::string& dir, unsigned threads,
                        bool progress) {
   if (s.K < 1) throw std::invalid_argument("sample: k must be positive");
@@ -410,25 +662,12 @@ uint64_t write_samples(const SampleSpec& s, const std::string& dir, unsigned thr
   OutputDir out_dir(dir, "--out (a.txt, b.txt, c.txt)");
   threads = thread_count(threads);
 
-  // Every value of a file has the same number of hex digits, so every line of a file has the
-  // same length and sample i starts at byte header + i * line: the workers write their parts
-  // at those offsets themselves (pwrite), in parallel, while the main thread draws the next
-  // chunk of the random stream.
-  const bool na = s.native && native_digits(s.a_fmt) > 0, nb = s.native && native_digits(s.b_fmt) > 0;
-  const Format &sa = na ? s.a_fmt : stored_of(s.a_fmt), &sb = nb ? s.b_fmt : stored_of(s.b_fmt),
-               &sc = stored_of(s.c_fmt);
-  const Widener wa(s.a_fmt, sa), wb(s.b_fmt, sb), wc(s.c_fmt, sc);
-  const int da = na ? native_digits(s.a_fmt) : sa.width() / 4, db = nb ? native_digits(s.b_fmt) : sb.width() / 4,
-            dc = sc.width() / 4;
-  char hdr[320];
-  std::snprintf(hdr, sizeof hdr,
-                "# matcore sample a=%s b=%s k=%d n=%llu strategy=%s seed=%u ea=[%d,%d] eb=[%d,%d] ec=[%d,%d] values=%s\n",
-                s.a_fmt.name.c_str(), s.b_fmt.name.c_str(), s.K, static_cast<unsigned long long>(s.N),
-                s.strategy == Strategy::Bits ? "bits" : "expmant", s.seed, s.ea_lo, s.ea_hi, s.eb_lo,
-                s.eb_hi, s.ec_lo, s.ec_hi, na || nb ? "native" : "widened");
-  const size_t hlen = std::strlen(hdr);
-  const size_t la = static_cast<size_t>(s.K) * (da + 1), lb = static_cast<size_t>(s.K) * (db + 1),
-               lc = static_cast<size_t>(dc + 1);
+  // Every line of a file has the same length and sample i starts at byte header + i * line:
+  // the workers write their parts at those offsets themselves (pwrite), in parallel, while the
+  // main thread draws the next chunk of the random stream.
+  const SampleLayout L(s);
+  const std::string hdr = sample_header(s, L.na || L.nb);
+  const size_t hlen = hdr.size();
   // Each file is written to a temporary beside it and the three are renamed into place
   // together at the end: an interrupted or failed run leaves no a/b/c that passes for complete.
   // Under mpirun (dist.hpp) every rank writes the lines of its own samples [lo, hi) into the
@@ -436,175 +675,21 @@ uint64_t write_samples(const SampleSpec& s, const std::string& dir, unsigned thr
   // draws it from the start and converts only its samples (drawing is the cheap part).
   dist::SharedOutput fa(dir + "/a.txt"), fb(dir + "/b.txt"), fc(dir + "/c.txt");
   dist::SharedOutput* out[3] = {&fa, &fb, &fc};
-  auto put = [&](int i, const char* p, size_t n, uint64_t off) { out[i]->pwrite(p, n, off); };
   if (dist::rank() == 0)
-    for (int i = 0; i < 3; ++i) put(i, hdr, hlen, 0);
+    for (int i = 0; i < 3; ++i) out[i]->pwrite(hdr.data(), hlen, 0);
   uint64_t lo = 0, hi = s.N;
   dist::share(s.N, lo, hi);
 
-  Mt19937 g(s.seed);
-  const int ua = sig_bits(s.a_fmt), ub = sig_bits(s.b_fmt), uc = sig_bits(s.c_fmt);
-  const UniformInt xa(s.ea_lo, s.ea_hi), xb(s.eb_lo, s.eb_hi), xc(s.ec_lo, s.ec_hi);
-  const size_t per = static_cast<size_t>(2 * s.K + 1);
-  const uint64_t chunk = std::max<uint64_t>(1, (uint64_t{1} << 20) / per);  // 16 MB of draws
-  // Two buffers of draws: the main thread draws chunk i+1 (the one sequential part: the random
-  // stream, in file order a_1..a_k, b_1..b_k, c per sample) while the workers convert, format
-  // and write chunk i.
-  struct Buf {
-    std::vector<uint32_t> words;  ///< direct: the chunk's random words, two per value
-    std::vector<Raw> raw;         ///< otherwise: the draws of each value
-    bool direct = false;
-    uint64_t first = 0, n = 0;
-  };
-  Buf buf[2];
-  std::vector<std::string> text(threads);
-  std::vector<std::exception_ptr> err(threads);
   const bool tty = progress && isatty(fileno(stderr)) && s.N >= 100000 && dist::rank() == 0;
-  const bool bits = s.strategy == Strategy::Bits;
-
-  WordSource src(g);
-  const ExpDraw da_(xa, ua), db_(xb, ub), dc_(xc, uc);
-  // Exponent-mantissa sampling with 32-bit significand draws takes two words a value, unless an
-  // exponent draw is rejected (probability (2^32 mod span)/2^32, below 1e-8 for the paper's
-  // ranges). The main thread takes the chunk's words from the stream and only checks the
-  // exponent words against the rejection limits; the workers compute the values from the words.
-  // A chunk with a rejection is drawn value by value instead, from the same words.
-  const bool direct_ok = !bits && ua == 32 && ub == 32 && uc == 32;
-  auto draw = [&](Buf& b, uint64_t first, uint64_t n) {
-    b.first = first;
-    b.n = n;
-    b.direct = false;
-    size_t npre = 0;
-    if (direct_ok) {
-      npre = 2 * n * per;
-      b.words.resize(npre);
-      src.take(b.words.data(), npre);
-      const uint32_t* w = b.words.data();
-      uint32_t rejected = 0;
-      for (uint64_t i = 0; i < n; ++i, w += 2 * per) {
-        for (int j = 0; j < s.K; ++j) rejected |= xa.rejects(w[2 * j]);
-        for (int j = s.K; j < 2 * s.K; ++j) rejected |= xb.rejects(w[2 * j]);
-        rejected |= xc.rejects(w[4 * s.K]);
-      }
-      if (!rejected) {
-        b.direct = true;
-        return;
-      }
-    }
-    b.raw.resize(n * per);
-    Raw* r = b.raw.data();
-    if (bits) {
-      for (uint64_t i = 0; i < n; ++i) {
-        for (int j = 0; j < s.K; ++j) *r++ = Raw{0, draw_bits(s.a_fmt, g)};
-        for (int j = 0; j < s.K; ++j) *r++ = Raw{0, draw_bits(s.b_fmt, g)};
-        *r++ = Raw{0, draw_bits(s.c_fmt, g)};
-      }
-      return;
-    }
-    draw_expmant_raw(src, b.words.data(), npre, r, n, s.K, da_, db_, dc_);
-  };
-  const LineCfg cfa(s.a_fmt, wa, ua, da, bits), cfb(s.b_fmt, wb, ub, db, bits), cfc(s.c_fmt, wc, uc, dc, bits);
-  // A part makes the lines of samples [i0, i1) of the chunk for the files in `files` (1: a,
-  // 2: b, 4: c) and writes them at their offsets.
-  auto convert_part = [&](const Buf& b, unsigned part, uint64_t i0, uint64_t i1, int files) {
-    try {
-      std::string& T = text[part];
-      const uint64_t n = i1 - i0;
-      T.resize(n * ((files & 1 ? la : 0) + (files & 2 ? lb : 0) + (files & 4 ? lc : 0)));
-      char* q = &T[0];
-      const uint32_t* w = b.direct ? b.words.data() + i0 * 2 * per : nullptr;
-      const Raw* r = b.direct ? nullptr : b.raw.data() + i0 * per;
-      struct File { int bit, id; size_t line; const LineCfg* cfg; const UniformInt* x; size_t first; int k; char sep; };
-      const File fs[3] = {{1, 0, la, &cfa, &xa, 0, s.K, ' '},
-                          {2, 1, lb, &cfb, &xb, static_cast<size_t>(s.K), s.K, ' '},
-                          {4, 2, lc, &cfc, &xc, static_cast<size_t>(2 * s.K), 1, '\n'}};
-      for (const File& f : fs) {
-        if (!(files & f.bit)) continue;
-        if (b.direct) {
-          // value j of a line from its two words: exponent (through x) and significand
-          const uint32_t* wf = w + 2 * f.first;
-          const UniformInt x = *f.x;
-          const FmtConst k = f.cfg->k;
-          const size_t stride = 2 * per;
-          put_lines(q, n, f.k, *f.cfg, f.sep, [=](uint64_t i, int j) {
-            const uint32_t* v = wf + i * stride + 2 * static_cast<size_t>(j);
-            return draw_expmant32(k, x.value(v[0]), v[1]);
-          });
-        } else {
-          const Raw* rf = r + f.first;
-          const LineCfg& c = *f.cfg;
-          put_lines(q, n, f.k, *f.cfg, f.sep, [=, &c](uint64_t i, int j) { return raw_value(c, rf[i * per + j]); });
-        }
-        put(f.id, q, n * f.line, hlen + (b.first + i0) * f.line);
-        q += n * f.line;
-      }
-    } catch (...) {
-      err[part] = std::current_exception();
-    }
-  };
-  // Two threads: one writes a.txt, the other b.txt and c.txt (writes to one file from two
-  // threads would serialise on its inode lock in the kernel). More threads: each makes a range
-  // of samples for all three files (the conversion then scales; the writes share the locks).
-  auto convert_all = [&](const Buf& b) {
-    // this rank's samples of the chunk: [j0, j1)
-    const uint64_t j0 = std::max(lo, b.first) - b.first, j1 = std::min(hi, b.first + b.n) - b.first;
-    if (j0 >= j1) return;
-    if (threads == 1) {
-      convert_part(b, 0, j0, j1, 7);
-      return;
-    }
-    if (threads == 2) {
-      run_parallel(2, [&](unsigned t) {
-        if (t) convert_part(b, 1u, j0, j1, 6);
-        else convert_part(b, 0, j0, j1, 1);
-      });
-    } else {
-      const uint64_t sub = (j1 - j0 + threads - 1) / threads;
-      run_parallel(threads, [&](unsigned t) {
-        const uint64_t i0 = std::min(j1, j0 + t * sub), i1 = std::min(j1, i0 + sub);
-        if (i0 < i1) convert_part(b, t, i0, i1, 7);
-      });
-    }
-  };
-  Background pending;
-  auto settle = [&] {
-    pending.join();
-    for (auto& e : err)
-      if (e) std::rethrow_exception(e);
-  };
-  int cur = 0;
-  try {
-    for (uint64_t base = 0; base < hi; base += chunk) {
-      draw(buf[cur], base, std::min(chunk, s.N - base));
-      settle();
-      const Buf* bp = &buf[cur];
-      pending.start([&convert_all, bp] { convert_all(*bp); });
-      cur ^= 1;
-      if (tty) std::fprintf(stderr, "\r[%-50s] %3d%%", std::string(50 * base / s.N, '#').c_str(),
-                            static_cast<int>(100 * base / s.N));
-    }
-    settle();
-  } catch (...) {
-    pending.join();
-    throw;
+  {
+    SampleWriter w(s, L, out, hlen, threads, lo, hi);
+    w.run(tty);
   }
   if (tty) std::fprintf(stderr, "\r%60s\r", "");
   std::vector<dist::SharedOutput*> all{&fa, &fb, &fc};
   std::unique_ptr<dist::SharedOutput> fsa, fsb;
-  if (s.scale_block > 0) {  // block scales: rank 0 writes them (a few per sample)
-    fsa.reset(new dist::SharedOutput(dir + "/sa.txt"));
-    fsb.reset(new dist::SharedOutput(dir + "/sb.txt"));
-    if (dist::rank() == 0) {
-      Mt19937 gs(s.seed + 1);
-      char sh[160];
-      for (dist::SharedOutput* f : {fsa.get(), fsb.get()}) {
-        std::snprintf(sh, sizeof sh, "# matcore sample %s=%s block=%d k=%d n=%llu seed=%u es=[%d,%d]\n",
-                      f == fsa.get() ? "sa" : "sb", s.scale_fmt.name.c_str(), s.scale_block, s.K,
-                      static_cast<unsigned long long>(s.N), s.seed + 1, s.es_lo, s.es_hi);
-        const std::string t = scale_samples(s, gs, sh);
-        f->pwrite(t.data(), t.size(), 0);
-      }
-    }
+  if (s.scale_block > 0) {
+    write_scale_files(s, dir, fsa, fsb);
     all.push_back(fsa.get());
     all.push_back(fsb.get());
   }

@@ -312,124 +312,170 @@ StreamResult merge_ranks(const StreamResult& mine, size_t keep) {
 }
 
 /// The grid engine; throws GiveUp when the files are not all well-formed grids.
-StreamResult stream_grid(const Datapath& dp, const std::string& pa, const std::string& pb,
-                         const std::string& pc, const std::string& pd, const std::string& out,
-                         int expect_k, bool zero_c, unsigned threads, size_t keep, bool progress) {
-  const int w = stored_width(dp.a_fmt);
-  const int dw = stored_width(dp.out_fmt);
-  const bool have_d = !pd.empty();
-  const FastDot fd(dp);
-  const Mapped ma(pa), mb(pb), mc_(pc);
-  std::unique_ptr<Mapped> md(have_d ? new Mapped(pd) : nullptr);
-  const Grid ga = grid_of(ma), gb = grid_of(mb), gc = grid_of(mc_);
-  const Grid gd = have_d ? grid_of(*md) : gc;
-  if (!ga.ok || !gb.ok || !gc.ok || !gd.ok) throw GiveUp{};
-  const uint64_t n = ga.n;
-  if (gb.n != n || gc.n != n || gd.n != n) throw GiveUp{};
-  const char* la0 = ma.p + ga.off;
-  const int K = count_tokens(la0, ga.len - 1);
-  if (K == 0 || K > kMaxK || (expect_k > 0 && K != expect_k)) throw GiveUp{};
-  const AbForm fa = ab_form(dp.a_fmt, first_token_len(la0, ga.len - 1));
-  const AbForm fb = ab_form(dp.b_fmt, first_token_len(mb.p + gb.off, gb.len - 1));
-  if ((fa.digits & 1) || (fb.digits & 1)) throw GiveUp{};
-  if (ga.len != static_cast<size_t>(K) * (fa.digits + 1) || gb.len != static_cast<size_t>(K) * (fb.digits + 1))
-    throw GiveUp{};
-  threads = thread_count(threads);
+/// One run of the grid engine over files of equal-length lines (the shape grid_of finds): each
+/// thread parses its own range of samples in place, in blocks that the fast kernels' batch
+/// evaluates. Construction throws GiveUp when the files are not of that shape.
+class GridRun {
+ public:
+  GridRun(const Datapath& dp, const std::string& pa, const std::string& pb, const std::string& pc,
+          const std::string& pd, const std::string& out, int expect_k, bool zero_c, unsigned threads, size_t keep,
+          bool progress);
+  StreamResult run();
 
-  // under mpirun: this rank's samples [lo, hi) and its byte ranges of the output (dist.hpp)
-  uint64_t lo = 0, hi = n;
-  dist::share(n, lo, hi);
-  std::unique_ptr<dist::SharedOutput> fo(out.empty() ? nullptr : new dist::SharedOutput(out));
-  const size_t ol = static_cast<size_t>(dw / 4 + 1);
-
-  const HexPairTable& hp = hex_pairs();
-  std::atomic<bool> give_up{false};
-  std::atomic<uint64_t> done{0};
+ private:
   struct Part {
     uint64_t mismatches = 0;
     std::vector<StreamMismatch> first;
     RoundedC c_rounded;
     std::exception_ptr err;  // an output write error
   };
-  std::vector<Part> parts(threads);
-  auto work = [&](unsigned t, uint64_t i0, uint64_t i1) {
-    Part& pt = parts[t];
-    // a block of samples is parsed, then evaluated by the fast kernels' batch (SIMD lanes),
-    // then written and compared
-    // 1024 samples, fewer for long lines: about 2^18 values a block (4 MiB a thread; K = 2^20
-    // used to take 16 GiB), a full lane block (16) up to K = 2^14
-    const uint64_t block = std::min<uint64_t>(
-        1024, std::max<uint64_t>(K <= (1 << 14) ? 16 : 1, (uint64_t{1} << 18) / static_cast<uint64_t>(K)));
-    std::vector<uint64_t> AB(block * static_cast<size_t>(K)), BB(AB.size()), CB(block), DB(block), GB(block);
+  /// A block's buffers: the operands, c, the given d and the model's d of each sample.
+  struct Buf {
+    std::vector<uint64_t> A, B, C, D, G;
     std::string text;
-    try {
-      for (uint64_t b0 = i0; b0 < i1 && !give_up.load(std::memory_order_relaxed); b0 += block) {
-        const uint64_t b1 = std::min(i1, b0 + block);
-        text.resize((b1 - b0) * ol);
-        for (uint64_t i = b0; i < b1; ++i) {
-          const size_t j = static_cast<size_t>(i - b0);
-          uint64_t* A = &AB[j * static_cast<size_t>(K)];
-          uint64_t* B = &BB[j * static_cast<size_t>(K)];
-          const char* la = la0 + i * ga.len;
-          const char* lb = mb.p + gb.off + i * gb.len;
-          uint64_t c = 0, d = 0;
-          if (!strict_ab(hp, la, K, fa.digits, A) || !strict_ab(hp, lb, K, fb.digits, B) ||
-              !strict_cd(hp, mc_.p + gc.off + i * gc.len, gc.len, w, c) ||
-              (have_d && !strict_cd(hp, md->p + gd.off + i * gd.len, gd.len, dw, d))) {
-            give_up = true;
-            return;
-          }
-          for (int k = 0; k < K; ++k) {
-            if ((fa.native && !native_fits(dp.a_fmt, A[k])) || (fb.native && !native_fits(dp.b_fmt, B[k])) ||
-                (!fa.native && !ingest_exact(dp.a_fmt, dp.ingest, A[k], w, &A[k])) ||
-                (!fb.native && !ingest_exact(dp.b_fmt, dp.ingest, B[k], w, &B[k]))) {
-              give_up = true;  // Inf/NaN, an inexact value or a bad fp6/fp4 pattern: the general engine decides
-              return;
-            }
-          }
-          uint64_t cv = zero_bits(dp.out_fmt, false);
-          if (!zero_c) {
-            bool rounded = false;
-            cv = c_operand(dp, c, w, &rounded);
-            if (rounded && !pt.c_rounded.count++) pt.c_rounded.first_line = gc.first_line + i;
-          }
-          CB[j] = cv;
-          DB[j] = d;
-        }
-        fd.batch(AB.data(), BB.data(), CB.data(), GB.data(), static_cast<size_t>(b1 - b0), K);
-        for (uint64_t i = b0; i < b1; ++i) {
-          const size_t j = static_cast<size_t>(i - b0);
-          const uint64_t got = widen_result(dp, GB[j]), d = DB[j];
-          if (fo) {
-            char* q = &text[j * ol];
-            uint64_t v = got;
-            for (int jj = dw / 4 - 1; jj >= 0; --jj) q[jj] = "0123456789abcdef"[v & 15], v >>= 4;
-            q[dw / 4] = '\n';
-          }
-          if (have_d && got != d) {
-            ++pt.mismatches;
-            if (pt.first.size() < keep) {
-              StreamMismatch m;
-              m.index = i;
-              m.line = ga.first_line + i;
-              m.d_line = gd.first_line + i;
-              m.got = got;
-              m.want = d;
-              m.a.assign(&AB[j * static_cast<size_t>(K)], &AB[j * static_cast<size_t>(K)] + K);
-              m.b.assign(&BB[j * static_cast<size_t>(K)], &BB[j * static_cast<size_t>(K)] + K);
-              m.c = CB[j];
-              pt.first.push_back(std::move(m));
-            }
-          }
-        }
-        if (fo) fo->pwrite(text.data(), text.size(), b0 * ol);
-        done.fetch_add(b1 - b0, std::memory_order_relaxed);
-      }
-    } catch (...) {
-      pt.err = std::current_exception();
-      give_up = true;
-    }
   };
+  /// Parses sample i into slot j of the block; false when the grid engine cannot take it.
+  bool parse(Part& pt, Buf& x, uint64_t i, size_t j) const;
+  /// Writes and compares the evaluated samples [b0, b1) (slots 0..).
+  void record(Part& pt, Buf& x, uint64_t b0, uint64_t b1) const;
+  /// Thread t: samples [i0, i1), block by block.
+  void work(unsigned t, uint64_t i0, uint64_t i1);
+  const char* line(const Mapped& m, const Grid& g, uint64_t i) const { return m.p + g.off + i * g.len; }
+
+  const Datapath& dp;
+  const bool zero_c;
+  const size_t keep;
+  const int w, dw;
+  const bool have_d;
+  const FastDot fd;
+  const Mapped ma, mb, mc_;
+  std::unique_ptr<Mapped> md;
+  Grid ga, gb, gc, gd;
+  int K = 0;
+  AbForm fa, fb;
+  unsigned threads;
+  bool progress;
+  uint64_t n = 0, lo = 0, hi = 0;  // under mpirun: this rank's samples [lo, hi) (dist.hpp)
+  std::unique_ptr<dist::SharedOutput> fo;
+  size_t ol = 0;  // bytes of an output line
+  const HexPairTable& hp = hex_pairs();
+  std::atomic<bool> give_up{false};
+  std::atomic<uint64_t> done{0};
+  std::vector<Part> parts;
+};
+
+GridRun::GridRun(const Datapath& dp, const std::string& pa, const std::string& pb, const std::string& pc,
+                 const std::string& pd, const std::string& out, int expect_k, bool zero_c, unsigned threads,
+                 size_t keep, bool progress)
+    : dp(dp), zero_c(zero_c), keep(keep), w(stored_width(dp.a_fmt)), dw(stored_width(dp.out_fmt)), have_d(!pd.empty()),
+      fd(dp), ma(pa), mb(pb), mc_(pc), md(have_d ? new Mapped(pd) : nullptr), threads(threads), progress(progress) {
+  ga = grid_of(ma), gb = grid_of(mb), gc = grid_of(mc_);
+  gd = have_d ? grid_of(*md) : gc;
+  if (!ga.ok || !gb.ok || !gc.ok || !gd.ok) throw GiveUp{};
+  n = ga.n;
+  if (gb.n != n || gc.n != n || gd.n != n) throw GiveUp{};
+  const char* la0 = ma.p + ga.off;
+  K = count_tokens(la0, ga.len - 1);
+  if (K == 0 || K > kMaxK || (expect_k > 0 && K != expect_k)) throw GiveUp{};
+  fa = ab_form(dp.a_fmt, first_token_len(la0, ga.len - 1));
+  fb = ab_form(dp.b_fmt, first_token_len(mb.p + gb.off, gb.len - 1));
+  if ((fa.digits & 1) || (fb.digits & 1)) throw GiveUp{};
+  if (ga.len != static_cast<size_t>(K) * (fa.digits + 1) || gb.len != static_cast<size_t>(K) * (fb.digits + 1))
+    throw GiveUp{};
+  this->threads = thread_count(threads);
+  hi = n;
+  dist::share(n, lo, hi);
+  fo.reset(out.empty() ? nullptr : new dist::SharedOutput(out));
+  ol = static_cast<size_t>(dw / 4 + 1);
+  parts.resize(this->threads);
+}
+
+bool GridRun::parse(Part& pt, Buf& x, uint64_t i, size_t j) const {
+  uint64_t* A = &x.A[j * static_cast<size_t>(K)];
+  uint64_t* B = &x.B[j * static_cast<size_t>(K)];
+  uint64_t c = 0, d = 0;
+  if (!strict_ab(hp, line(ma, ga, i), K, fa.digits, A) || !strict_ab(hp, line(mb, gb, i), K, fb.digits, B) ||
+      !strict_cd(hp, line(mc_, gc, i), gc.len, w, c) || (have_d && !strict_cd(hp, line(*md, gd, i), gd.len, dw, d)))
+    return false;
+  for (int k = 0; k < K; ++k) {
+    if ((fa.native && !native_fits(dp.a_fmt, A[k])) || (fb.native && !native_fits(dp.b_fmt, B[k])) ||
+        (!fa.native && !ingest_exact(dp.a_fmt, dp.ingest, A[k], w, &A[k])) ||
+        (!fb.native && !ingest_exact(dp.b_fmt, dp.ingest, B[k], w, &B[k])))
+      return false;  // Inf/NaN, an inexact value or a bad fp6/fp4 pattern: the general engine decides
+  }
+  uint64_t cv = zero_bits(dp.out_fmt, false);
+  if (!zero_c) {
+    bool rounded = false;
+    cv = c_operand(dp, c, w, &rounded);
+    if (rounded && !pt.c_rounded.count++) pt.c_rounded.first_line = gc.first_line + i;
+  }
+  x.C[j] = cv;
+  x.D[j] = d;
+  return true;
+}
+
+void GridRun::record(Part& pt, Buf& x, uint64_t b0, uint64_t b1) const {
+  for (uint64_t i = b0; i < b1; ++i) {
+    const size_t j = static_cast<size_t>(i - b0);
+    const uint64_t got = widen_result(dp, x.G[j]), d = x.D[j];
+    if (fo) {
+      char* q = &x.text[j * ol];
+      uint64_t v = got;
+      for (int jj = dw / 4 - 1; jj >= 0; --jj) q[jj] = "0123456789abcdef"[v & 15], v >>= 4;
+      q[dw / 4] = '\n';
+    }
+    if (!have_d || got == d) continue;
+    ++pt.mismatches;
+    if (pt.first.size() < keep) {
+      StreamMismatch m;
+      m.index = i;
+      m.line = ga.first_line + i;
+      m.d_line = gd.first_line + i;
+      m.got = got;
+      m.want = d;
+      m.a.assign(&x.A[j * static_cast<size_t>(K)], &x.A[j * static_cast<size_t>(K)] + K);
+      m.b.assign(&x.B[j * static_cast<size_t>(K)], &x.B[j * static_cast<size_t>(K)] + K);
+      m.c = x.C[j];
+      pt.first.push_back(std::move(m));
+    }
+  }
+}
+
+void GridRun::work(unsigned t, uint64_t i0, uint64_t i1) {
+  Part& pt = parts[t];
+  // a block of samples is parsed, then evaluated by the fast kernels' batch (SIMD lanes),
+  // then written and compared
+  // 1024 samples, fewer for long lines: about 2^18 values a block (4 MiB a thread; K = 2^20
+  // used to take 16 GiB), a full lane block (16) up to K = 2^14
+  const uint64_t block = std::min<uint64_t>(
+      1024, std::max<uint64_t>(K <= (1 << 14) ? 16 : 1, (uint64_t{1} << 18) / static_cast<uint64_t>(K)));
+  Buf x;
+  x.A.resize(block * static_cast<size_t>(K));
+  x.B.resize(x.A.size());
+  x.C.resize(block);
+  x.D.resize(block);
+  x.G.resize(block);
+  try {
+    for (uint64_t b0 = i0; b0 < i1 && !give_up.load(std::memory_order_relaxed); b0 += block) {
+      const uint64_t b1 = std::min(i1, b0 + block);
+      x.text.resize((b1 - b0) * ol);
+      for (uint64_t i = b0; i < b1; ++i)
+        if (!parse(pt, x, i, static_cast<size_t>(i - b0))) {
+          give_up = true;
+          return;
+        }
+      fd.batch(x.A.data(), x.B.data(), x.C.data(), x.G.data(), static_cast<size_t>(b1 - b0), K);
+      record(pt, x, b0, b1);
+      if (fo) fo->pwrite(x.text.data(), x.text.size(), b0 * ol);
+      done.fetch_add(b1 - b0, std::memory_order_relaxed);
+    }
+  } catch (...) {
+    pt.err = std::current_exception();
+    give_up = true;
+  }
+}
+
+StreamResult GridRun::run() {
   const uint64_t sub = (hi - lo + threads - 1) / threads;
   const bool tty = progress && isatty(fileno(stderr)) && n >= 100000 && dist::rank() == 0;
   std::atomic<bool> finished{false};
@@ -467,6 +513,12 @@ StreamResult stream_grid(const Datapath& dp, const std::string& pa, const std::s
       if (res.first.size() < keep) res.first.push_back(std::move(m));
   }
   return merge_ranks(res, keep);
+}
+
+StreamResult stream_grid(const Datapath& dp, const std::string& pa, const std::string& pb,
+                         const std::string& pc, const std::string& pd, const std::string& out,
+                         int expect_k, bool zero_c, unsigned threads, size_t keep, bool progress) {
+  return GridRun(dp, pa, pb, pc, pd, out, expect_k, zero_c, threads, keep, progress).run();
 }
 
 }  // namespace

@@ -228,20 +228,22 @@ uint64_t parse_cd_line(const char* s, size_t n, int width, const std::string& pa
 }  // namespace
 
 /// The general engine: any line lengths, comment lines anywhere, precise errors.
-StreamResult stream_general(const Datapath& dp, const std::string& pa, const std::string& pb,
-                            const std::string& pc, const std::string& pd, const std::string& out,
-                            int expect_k, bool zero_c, unsigned threads, size_t keep, bool progress) {
-  const int w = stored_width(dp.a_fmt);
-  const int dw = stored_width(dp.out_fmt);
-  const bool have_d = !pd.empty();
-  const FastDot fd(dp);
-  BlockReader ra(pa), rb(pb), rc(pc);
-  std::unique_ptr<BlockReader> rd(have_d ? new BlockReader(pd) : nullptr);
-  std::unique_ptr<OutputFile> fo(out.empty() ? nullptr : new OutputFile(out));
-  threads = thread_count(threads);
-  StreamResult res;
-  size_t chunk = 1 << 15;  // samples a block; fewer for long lines (set from K below)
-  // Two buffers: the main thread reads chunk i+1 while the workers parse and evaluate chunk i.
+namespace {
+
+/// One run of the general engine: the readers, the output, the result so far and two work
+/// buffers: the main thread reads chunk i+1 while the workers parse and evaluate chunk i.
+class GeneralRun {
+ public:
+  GeneralRun(const Datapath& dp, const std::string& pa, const std::string& pb, const std::string& pc,
+             const std::string& pd, const std::string& out, int expect_k, bool zero_c, unsigned threads, size_t keep,
+             bool progress)
+      : dp(dp), pa(pa), pb(pb), pc(pc), pd(pd), expect_k(expect_k), zero_c(zero_c), keep(keep),
+        w(stored_width(dp.a_fmt)), dw(stored_width(dp.out_fmt)), have_d(!pd.empty()), fd(dp), ra(pa), rb(pb), rc(pc),
+        rd(have_d ? new BlockReader(pd) : nullptr), fo(out.empty() ? nullptr : new OutputFile(out)),
+        threads(thread_count(threads)), tty(progress && isatty(fileno(stderr))) {}
+  StreamResult run();
+
+ private:
   struct Work {
     Block ba, bb, bc, bd;
     size_t n = 0;
@@ -249,137 +251,166 @@ StreamResult stream_general(const Datapath& dp, const std::string& pa, const std
     std::vector<char> R;  ///< c was rounded into the accumulator format
     std::vector<std::exception_ptr> err;
   };
+  /// Reads the next chunk of every file into x (x.n samples; 0 at the end).
+  void read(Work& x);
+  /// Parses and evaluates samples [i0, i1) of x (thread t; its error kept in x.err[t]).
+  void compute_part(Work& x, unsigned t, size_t i0, size_t i1);
+  /// Parses and evaluates the chunk x on every thread.
+  void compute(Work& x);
+  /// Rethrows x's first error, writes its d, counts its mismatches and its rounded c.
+  void finish(Work& x);
+
+  const Datapath& dp;
+  const std::string &pa, &pb, &pc, &pd;
+  const int expect_k;
+  const bool zero_c;
+  const size_t keep;
+  const int w, dw;
+  const bool have_d;
+  const FastDot fd;
+  BlockReader ra, rb, rc;
+  std::unique_ptr<BlockReader> rd;
+  std::unique_ptr<OutputFile> fo;
+  const unsigned threads;
+  const bool tty;
+  StreamResult res;
+  size_t chunk = 1 << 15;  // samples a block; fewer for long lines (set from K below)
   Work wk[2];
-  const bool tty = progress && isatty(fileno(stderr));
   int K = 0;  // from the first line of a (never from --k: memory follows what the file holds)
   AbForm form_a, form_b;
   uint64_t consumed = 0;  // samples read so far
   std::string count_error;
+};
 
-  auto read = [&](Work& x) {
-    x.ba.clear(); x.bb.clear(); x.bc.clear(); x.bd.clear();
-    const size_t n = ra.read(chunk, x.ba);
-    const size_t nb = rb.read(n ? n : 1, x.bb), nc = rc.read(n ? n : 1, x.bc);
-    const size_t nd = have_d ? rd->read(n ? n : 1, x.bd) : n;
-    const size_t m = std::min({n, nb, nc, nd});
-    // A malformed line ends what a reader returns; its error is reported after the lines before
-    // it have been checked (so that an earlier bad value wins), in place of a count mismatch.
-    std::string pend;
-    for (const BlockReader* r : {&ra, &rb, &rc, rd.get()})
-      if (r && pend.empty()) pend = r->pending();
-    if (!pend.empty()) {
-      count_error = pend;
-    } else if (nb != n || nc != n || nd != n) {
-      // reported after the common samples are checked, so that an earlier bad line wins
-      const std::string& shorter = nb < n ? pb : nc < n ? pc : nd < n ? pd : pa;
-      count_error = "sample counts differ: " + shorter + " ends before the other files (at sample " +
-                    std::to_string(consumed + m + 1) + ")";
-    }
-    if (m && K == 0) {
-      K = count_tokens(x.ba.data.data() + x.ba.start[0], x.ba.len[0]);
-      if (K > kMaxK)
-        bad(pa, x.ba.lineno[0], "K", "line holds " + std::to_string(K) + " values, more than " + std::to_string(kMaxK));
-      if (expect_k > 0 && K != expect_k)
-        bad(pa, x.ba.lineno[0], "K", "line holds " + std::to_string(K) + " values, expected K = " + std::to_string(expect_k));
-      chunk = std::max<size_t>(1, std::min<size_t>(chunk, (size_t{1} << 20) / static_cast<size_t>(K)));
-    }
-    if (m && consumed == 0) {
-      form_a = ab_form(dp.a_fmt, first_token_len(x.ba.data.data() + x.ba.start[0], x.ba.len[0]));
-      form_b = ab_form(dp.b_fmt, first_token_len(x.bb.data.data() + x.bb.start[0], x.bb.len[0]));
-    }
-    x.n = m;
-    consumed += m;
-  };
-  auto compute_part = [&](Work& x, unsigned t, size_t i0, size_t i1) {
-    try {
-      for (size_t i = i0; i < i1; ++i) {
-        uint64_t* A = &x.A[i * K];
-        uint64_t* B = &x.B[i * K];
-        parse_ab_line(x.ba.data.data() + x.ba.start[i], x.ba.len[i], K, form_a.digits, A, pa,
-                      x.ba.lineno[i], form_a.note);
-        parse_ab_line(x.bb.data.data() + x.bb.start[i], x.bb.len[i], K, form_b.digits, B, pb,
-                      x.bb.lineno[i], form_b.note);
-        for (int k = 0; k < K; ++k) {
-          if (form_a.native && !native_fits(dp.a_fmt, A[k]))
-            bad(pa, x.ba.lineno[i], "value " + std::to_string(k + 1), "not a " + std::to_string(dp.a_fmt.width()) + "-bit pattern of " + dp.a_fmt.name);
-          if (form_b.native && !native_fits(dp.b_fmt, B[k]))
-            bad(pb, x.bb.lineno[i], "value " + std::to_string(k + 1), "not a " + std::to_string(dp.b_fmt.width()) + "-bit pattern of " + dp.b_fmt.name);
-          if (!form_a.native && !ingest_exact(dp.a_fmt, dp.ingest, A[k], w, &A[k]))
-            A[k] = ingest_value(dp.a_fmt, dp.ingest, A[k], w,
-                                pa + ":" + std::to_string(x.ba.lineno[i]) + ": value " + std::to_string(k + 1));
-          if (!form_b.native && !ingest_exact(dp.b_fmt, dp.ingest, B[k], w, &B[k]))
-            B[k] = ingest_value(dp.b_fmt, dp.ingest, B[k], w,
-                                pb + ":" + std::to_string(x.bb.lineno[i]) + ": value " + std::to_string(k + 1));
-        }
-        const uint64_t c = parse_cd_line(x.bc.data.data() + x.bc.start[i], x.bc.len[i], w, pc, x.bc.lineno[i]);
-        bool rounded = false;
-        x.C[i] = zero_c ? zero_bits(dp.out_fmt, false) : c_operand(dp, c, w, &rounded);
-        x.R[i] = rounded;
-        if (have_d) x.D[i] = parse_cd_line(x.bd.data.data() + x.bd.start[i], x.bd.len[i], dw, pd, x.bd.lineno[i]);
-        x.G[i] = widen_result(dp, fd(A, B, K, x.C[i]));
+void GeneralRun::read(Work& x) {
+  x.ba.clear(); x.bb.clear(); x.bc.clear(); x.bd.clear();
+  const size_t n = ra.read(chunk, x.ba);
+  const size_t nb = rb.read(n ? n : 1, x.bb), nc = rc.read(n ? n : 1, x.bc);
+  const size_t nd = have_d ? rd->read(n ? n : 1, x.bd) : n;
+  const size_t m = std::min({n, nb, nc, nd});
+  // A malformed line ends what a reader returns; its error is reported after the lines before
+  // it have been checked (so that an earlier bad value wins), in place of a count mismatch.
+  std::string pend;
+  for (const BlockReader* r : {&ra, &rb, &rc, rd.get()})
+    if (r && pend.empty()) pend = r->pending();
+  if (!pend.empty()) {
+    count_error = pend;
+  } else if (nb != n || nc != n || nd != n) {
+    // reported after the common samples are checked, so that an earlier bad line wins
+    const std::string& shorter = nb < n ? pb : nc < n ? pc : nd < n ? pd : pa;
+    count_error = "sample counts differ: " + shorter + " ends before the other files (at sample " +
+                  std::to_string(consumed + m + 1) + ")";
+  }
+  if (m && K == 0) {
+    K = count_tokens(x.ba.data.data() + x.ba.start[0], x.ba.len[0]);
+    if (K > kMaxK)
+      bad(pa, x.ba.lineno[0], "K", "line holds " + std::to_string(K) + " values, more than " + std::to_string(kMaxK));
+    if (expect_k > 0 && K != expect_k)
+      bad(pa, x.ba.lineno[0], "K", "line holds " + std::to_string(K) + " values, expected K = " + std::to_string(expect_k));
+    chunk = std::max<size_t>(1, std::min<size_t>(chunk, (size_t{1} << 20) / static_cast<size_t>(K)));
+  }
+  if (m && consumed == 0) {
+    form_a = ab_form(dp.a_fmt, first_token_len(x.ba.data.data() + x.ba.start[0], x.ba.len[0]));
+    form_b = ab_form(dp.b_fmt, first_token_len(x.bb.data.data() + x.bb.start[0], x.bb.len[0]));
+  }
+  x.n = m;
+  consumed += m;
+}
+
+void GeneralRun::compute_part(Work& x, unsigned t, size_t i0, size_t i1) {
+  try {
+    for (size_t i = i0; i < i1; ++i) {
+      uint64_t* A = &x.A[i * K];
+      uint64_t* B = &x.B[i * K];
+      parse_ab_line(x.ba.data.data() + x.ba.start[i], x.ba.len[i], K, form_a.digits, A, pa,
+                    x.ba.lineno[i], form_a.note);
+      parse_ab_line(x.bb.data.data() + x.bb.start[i], x.bb.len[i], K, form_b.digits, B, pb,
+                    x.bb.lineno[i], form_b.note);
+      for (int k = 0; k < K; ++k) {
+        if (form_a.native && !native_fits(dp.a_fmt, A[k]))
+          bad(pa, x.ba.lineno[i], "value " + std::to_string(k + 1), "not a " + std::to_string(dp.a_fmt.width()) + "-bit pattern of " + dp.a_fmt.name);
+        if (form_b.native && !native_fits(dp.b_fmt, B[k]))
+          bad(pb, x.bb.lineno[i], "value " + std::to_string(k + 1), "not a " + std::to_string(dp.b_fmt.width()) + "-bit pattern of " + dp.b_fmt.name);
+        if (!form_a.native && !ingest_exact(dp.a_fmt, dp.ingest, A[k], w, &A[k]))
+          A[k] = ingest_value(dp.a_fmt, dp.ingest, A[k], w,
+                              pa + ":" + std::to_string(x.ba.lineno[i]) + ": value " + std::to_string(k + 1));
+        if (!form_b.native && !ingest_exact(dp.b_fmt, dp.ingest, B[k], w, &B[k]))
+          B[k] = ingest_value(dp.b_fmt, dp.ingest, B[k], w,
+                              pb + ":" + std::to_string(x.bb.lineno[i]) + ": value " + std::to_string(k + 1));
       }
-    } catch (...) {
-      x.err[t] = std::current_exception();
+      const uint64_t c = parse_cd_line(x.bc.data.data() + x.bc.start[i], x.bc.len[i], w, pc, x.bc.lineno[i]);
+      bool rounded = false;
+      x.C[i] = zero_c ? zero_bits(dp.out_fmt, false) : c_operand(dp, c, w, &rounded);
+      x.R[i] = rounded;
+      if (have_d) x.D[i] = parse_cd_line(x.bd.data.data() + x.bd.start[i], x.bd.len[i], dw, pd, x.bd.lineno[i]);
+      x.G[i] = widen_result(dp, fd(A, B, K, x.C[i]));
     }
-  };
-  auto compute = [&](Work& x) {
-    x.err.assign(threads, nullptr);
-    try {
-      x.A.resize(x.n * K);
-      x.B.resize(x.n * K);
-      x.C.resize(x.n);
-      x.D.resize(x.n);
-      x.G.resize(x.n);
-      x.R.assign(x.n, 0);
-      const size_t sub = (x.n + threads - 1) / threads;
-      run_parallel(threads, [&](unsigned t) {
-        const size_t i0 = std::min(x.n, t * sub), i1 = std::min(x.n, i0 + sub);
-        if (i0 < i1) compute_part(x, t, i0, i1);
-      });
-    } catch (...) {
-      x.err[0] = std::current_exception();
+  } catch (...) {
+    x.err[t] = std::current_exception();
+  }
+}
+
+void GeneralRun::compute(Work& x) {
+  x.err.assign(threads, nullptr);
+  try {
+    x.A.resize(x.n * K);
+    x.B.resize(x.n * K);
+    x.C.resize(x.n);
+    x.D.resize(x.n);
+    x.G.resize(x.n);
+    x.R.assign(x.n, 0);
+    const size_t sub = (x.n + threads - 1) / threads;
+    run_parallel(threads, [&](unsigned t) {
+      const size_t i0 = std::min(x.n, t * sub), i1 = std::min(x.n, i0 + sub);
+      if (i0 < i1) compute_part(x, t, i0, i1);
+    });
+  } catch (...) {
+    x.err[0] = std::current_exception();
+  }
+}
+
+void GeneralRun::finish(Work& x) {
+  for (auto& e : x.err)
+    if (e) std::rethrow_exception(e);  // the first thread's error is the earliest line
+  if (fo) {
+    std::string text(x.n * (dw / 4 + 1), '\n');
+    static const char* hx = "0123456789abcdef";
+    for (size_t i = 0; i < x.n; ++i) {
+      uint64_t v = x.G[i];
+      char* q = &text[i * (dw / 4 + 1)];
+      for (int j = dw / 4 - 1; j >= 0; --j) q[j] = hx[v & 15], v >>= 4;
     }
-  };
-  auto finish = [&](Work& x) {
-    for (auto& e : x.err)
-      if (e) std::rethrow_exception(e);  // the first thread's error is the earliest line
-    if (fo) {
-      std::string text(x.n * (dw / 4 + 1), '\n');
-      static const char* hx = "0123456789abcdef";
-      for (size_t i = 0; i < x.n; ++i) {
-        uint64_t v = x.G[i];
-        char* q = &text[i * (dw / 4 + 1)];
-        for (int j = dw / 4 - 1; j >= 0; --j) q[j] = hx[v & 15], v >>= 4;
-      }
-      fo->write(text);
+    fo->write(text);
+  }
+  for (size_t i = 0; i < x.n; ++i)
+    if (x.R[i] && !res.c_rounded.count++) res.c_rounded.first_line = x.bc.lineno[i];
+  for (size_t i = 0; i < x.n && have_d; ++i) {
+    if (x.G[i] == x.D[i]) continue;
+    ++res.mismatches;
+    if (res.first.size() < keep) {
+      StreamMismatch m;
+      m.index = res.n + i;
+      m.line = x.ba.lineno[i];
+      m.d_line = x.bd.lineno[i];
+      m.got = x.G[i];
+      m.want = x.D[i];
+      m.a.assign(x.A.begin() + i * K, x.A.begin() + (i + 1) * K);
+      m.b.assign(x.B.begin() + i * K, x.B.begin() + (i + 1) * K);
+      m.c = x.C[i];
+      res.first.push_back(m);
     }
-    for (size_t i = 0; i < x.n; ++i)
-      if (x.R[i] && !res.c_rounded.count++) res.c_rounded.first_line = x.bc.lineno[i];
-    for (size_t i = 0; i < x.n && have_d; ++i) {
-      if (x.G[i] == x.D[i]) continue;
-      ++res.mismatches;
-      if (res.first.size() < keep) {
-        StreamMismatch m;
-        m.index = res.n + i;
-        m.line = x.ba.lineno[i];
-        m.d_line = x.bd.lineno[i];
-        m.got = x.G[i];
-        m.want = x.D[i];
-        m.a.assign(x.A.begin() + i * K, x.A.begin() + (i + 1) * K);
-        m.b.assign(x.B.begin() + i * K, x.B.begin() + (i + 1) * K);
-        m.c = x.C[i];
-        res.first.push_back(m);
-      }
-    }
-    res.n += x.n;
-    if (tty) {
-      const int pct = static_cast<int>(100 * ra.fraction());
-      std::fprintf(stderr, "\r[%-50s] %3d%%  %llu samples, %llu mismatches",
-                   std::string(static_cast<size_t>(pct / 2), '#').c_str(), pct,
-                   static_cast<unsigned long long>(res.n),
-                   static_cast<unsigned long long>(res.mismatches));
-    }
-  };
+  }
+  res.n += x.n;
+  if (tty) {
+    const int pct = static_cast<int>(100 * ra.fraction());
+    std::fprintf(stderr, "\r[%-50s] %3d%%  %llu samples, %llu mismatches",
+                 std::string(static_cast<size_t>(pct / 2), '#').c_str(), pct,
+                 static_cast<unsigned long long>(res.n),
+                 static_cast<unsigned long long>(res.mismatches));
+  }
+}
+
+StreamResult GeneralRun::run() {
   Background pending;  // evaluates chunk i while chunk i+1 is read
   bool pending_chunk = false;
   int cur = 0;
@@ -403,7 +434,7 @@ StreamResult stream_general(const Datapath& dp, const std::string& pa, const std
         break;
       }
       Work* x = &wk[cur];
-      pending.start([&compute, x] { compute(*x); });
+      pending.start([this, x] { compute(*x); });
       pending_chunk = true;
       cur ^= 1;
       if (!count_error.empty()) {
@@ -420,6 +451,14 @@ StreamResult stream_general(const Datapath& dp, const std::string& pa, const std
   if (fo) fo->commit();
   res.K = K;
   return res;
+}
+
+}  // namespace
+
+StreamResult stream_general(const Datapath& dp, const std::string& pa, const std::string& pb,
+                            const std::string& pc, const std::string& pd, const std::string& out,
+                            int expect_k, bool zero_c, unsigned threads, size_t keep, bool progress) {
+  return GeneralRun(dp, pa, pb, pc, pd, out, expect_k, zero_c, threads, keep, progress).run();
 }
 
 }  // namespace mc::vstream

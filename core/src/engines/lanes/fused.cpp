@@ -9,6 +9,77 @@ namespace mc::lanes::MC_LANES_NS {
 namespace {
 
 
+/// Product overflow (|p| >= 2^ovf; msb(p) <= raw_frac + 1, so only with an exponent >= ovf - 1):
+/// the exact test only for the lanes that come near it; those lanes marked in bad.
+MC_LANES_HOT inline void product_overflow(const LaneParams& P, const VU* sig, const VI* ex, int n, int ps, VI e0, VI e1,
+                                          VI& bad) {
+  const VI near = (e0 >= P.ovf - 1) | (e1 >= P.ovf - 1);
+  if (!any(near)) return;
+  for (int l = 0; l < VL; ++l) {
+    if (!near[l]) continue;
+    for (int k = 0; k < n; ++k) {
+      const uint64_t s = sig[k][l] >> ps;
+      if (s && 63 - __builtin_clzll(s) + ex[k][l] - P.raw_frac >= P.ovf) bad[l] = -1;
+    }
+  }
+}
+
+/// The late-c tail of a group (late_tail in fast.cpp) on the lanes: the sums v0 (and v1, odd
+/// products) at e0 (e1) with F fraction bits and c: the value and the weight of its lsb.
+template <bool Inter2>
+MC_LANES_HOT inline void late_tail(const LaneParams& P, const Dec& c, VI v0, VI v1, VI e0, VI e1, VI cexp0,
+                                   VI& val, VI& lsb) {
+  const int cmb = static_cast<int>(P.c.mbits);
+  // late_tail: the odd-even recombination, the c-aligner with its round-downs, the normaliser.
+  // Every round-down is an arithmetic right shift (floor), its operand pre-shifted left by a
+  // constant where the count could otherwise be negative in the lanes that use it; in the
+  // others the count may be anything (vpsravq: over 63 fills with the sign) and the result is
+  // not used. A zero operand (no products: v0 = 0; c = 0: cv = 0) gives 0 whatever its
+  // exponent. The widths stay below 2^62 (fast.cpp's fused/i64: the fields plus
+  // log2(n_fma + 2) + 4 bits fit 62).
+  VI sv, se;
+  int sf;
+  if (Inter2) {
+    const int pf = P.partial_frac, pi = pf > P.F ? pf - P.F : 0;
+    se = vmax(e0, e1);
+    sf = pf;
+    // each partial sum at its own e_max (<= se), RD to pf fraction bits at se
+    sv = sra(S(U(v0) << pi), (se - e0) + (P.F + pi - pf)) + sra(S(U(v1) << pi), (se - e1) + (P.F + pi - pf));
+  } else {
+    sv = v0;
+    se = e0;
+    sf = P.F;
+  }
+  const VI cv = c.sign != 0 ? -S(c.sig) : S(c.sig);
+  // e_max >= e_c (case A): c shifted to e_max, RD to c_frac bits (dropped beyond c_drop_gap)
+  const int pa = P.c_frac > cmb ? P.c_frac - cmb : 0;
+  VI cs = sra(S(U(cv) << pa), (se - c.exp) + (cmb + pa - P.c_frac));
+  if (P.gap_on) cs = (se - cexp0) > P.c_drop_gap ? VI{} : cs;
+  const int fa = sf > P.c_frac ? sf : P.c_frac;
+  // (sums in unsigned arithmetic: exact in the lanes that use them, wrapping in the others)
+  const VI valA = S((U(sv) << (fa - sf)) + (U(cs) << (fa - P.c_frac))), lsbA = se - fa;
+  // e_c > e_max (case B: cexp0 - se >= 1): the product sum shifted to e_c, RD to sum_frac
+  // bits; c exact beside it (the grid f = max(cmb, sum_frac) below e_c: c = 0 adds nothing,
+  // whatever grid). Then normalise + RD to acc_frac bits below the leading one (or emin):
+  // only a right shift changes the value, so a count <= 0 leaves the sum where it is.
+  const int pb = P.sum_frac > sf + 1 ? P.sum_frac - sf - 1 : 0;
+  const VI ss = sra(S(U(sv) << pb), (cexp0 - se) + (sf + pb - P.sum_frac));
+  const int f = cmb > P.sum_frac ? cmb : P.sum_frac;
+  VI valB = S((U(ss) << (f - P.sum_frac)) + (U(cv) << (f - cmb)));
+  VI lsbB = cexp0 - f;
+  if (P.late_norm_rd) {
+    const VI msb = 63 - clz(valB < 0 ? VU{} - U(valB) : U(valB));
+    const VI cntB = vmax(vmax(msb, bc(P.R.emin) - lsbB) - P.acc_frac, VI{});
+    valB = sra(valB, cntB);
+    lsbB += cntB;
+  }
+  // no c exponent (c = 0 without c_zero_exp, cexp0 = kNoExp): case A with cs = 0, the
+  // product sum alone (0 if there are no products either)
+  const VI caseA = se >= cexp0;
+  val = caseA ? valA : valB;
+  lsb = caseA ? lsbA : lsbB;
+}
+
 /// Lanes [h, h + VL) of the call: one group's sum, c decoded (its special lanes already in
 /// bad_out). Trunc: the products are aligned by truncation (every preset); otherwise each term
 /// is rounded per lane by fastk::align_v.
@@ -40,19 +111,7 @@ Fix run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* 
     ex[k] = xe;
     ng[k] = neg;
   }
-  // product overflow (|p| >= 2^ovf; msb(p) <= raw_frac + 1, so only with an exponent >= ovf - 1):
-  // the exact test only for the lanes that come near it
-  if (P.ovf_on) {
-    const VI near = (e0 >= P.ovf - 1) | (e1 >= P.ovf - 1);
-    if (any(near))
-      for (int l = 0; l < VL; ++l) {
-        if (!near[l]) continue;
-        for (int k = 0; k < n; ++k) {
-          const uint64_t s = sig[k][l] >> ps;
-          if (s && 63 - __builtin_clzll(s) + ex[k][l] - P.raw_frac >= P.ovf) bad[l] = -1;
-        }
-      }
-  }
+  if (P.ovf_on) product_overflow(P, sig, ex, n, ps, e0, e1, bad);
   const VI cnz = c.sig != 0;
   anz |= U(cnz);
   aneg &= c.sign;
@@ -107,54 +166,7 @@ Fix run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* 
     val = e0 == kNoExp ? VI{} : v0;
     lsb = e0 - P.F;
   } else {
-    // late_tail: the odd-even recombination, the c-aligner with its round-downs, the normaliser.
-    // Every round-down is an arithmetic right shift (floor), its operand pre-shifted left by a
-    // constant where the count could otherwise be negative in the lanes that use it; in the
-    // others the count may be anything (vpsravq: over 63 fills with the sign) and the result is
-    // not used. A zero operand (no products: v0 = 0; c = 0: cv = 0) gives 0 whatever its
-    // exponent. The widths stay below 2^62 (fast.cpp's fused/i64: the fields plus
-    // log2(n_fma + 2) + 4 bits fit 62).
-    VI sv, se;
-    int sf;
-    if (Inter2) {
-      const int pf = P.partial_frac, pi = pf > P.F ? pf - P.F : 0;
-      se = vmax(e0, e1);
-      sf = pf;
-      // each partial sum at its own e_max (<= se), RD to pf fraction bits at se
-      sv = sra(S(U(v0) << pi), (se - e0) + (P.F + pi - pf)) + sra(S(U(v1) << pi), (se - e1) + (P.F + pi - pf));
-    } else {
-      sv = v0;
-      se = e0;
-      sf = P.F;
-    }
-    const VI cv = c.sign != 0 ? -S(c.sig) : S(c.sig);
-    // e_max >= e_c (case A): c shifted to e_max, RD to c_frac bits (dropped beyond c_drop_gap)
-    const int pa = P.c_frac > cmb ? P.c_frac - cmb : 0;
-    VI cs = sra(S(U(cv) << pa), (se - c.exp) + (cmb + pa - P.c_frac));
-    if (P.gap_on) cs = (se - cexp0) > P.c_drop_gap ? VI{} : cs;
-    const int fa = sf > P.c_frac ? sf : P.c_frac;
-    // (sums in unsigned arithmetic: exact in the lanes that use them, wrapping in the others)
-    const VI valA = S((U(sv) << (fa - sf)) + (U(cs) << (fa - P.c_frac))), lsbA = se - fa;
-    // e_c > e_max (case B: cexp0 - se >= 1): the product sum shifted to e_c, RD to sum_frac
-    // bits; c exact beside it (the grid f = max(cmb, sum_frac) below e_c: c = 0 adds nothing,
-    // whatever grid). Then normalise + RD to acc_frac bits below the leading one (or emin):
-    // only a right shift changes the value, so a count <= 0 leaves the sum where it is.
-    const int pb = P.sum_frac > sf + 1 ? P.sum_frac - sf - 1 : 0;
-    const VI ss = sra(S(U(sv) << pb), (cexp0 - se) + (sf + pb - P.sum_frac));
-    const int f = cmb > P.sum_frac ? cmb : P.sum_frac;
-    VI valB = S((U(ss) << (f - P.sum_frac)) + (U(cv) << (f - cmb)));
-    VI lsbB = cexp0 - f;
-    if (P.late_norm_rd) {
-      const VI msb = 63 - clz(valB < 0 ? VU{} - U(valB) : U(valB));
-      const VI cntB = vmax(vmax(msb, bc(P.R.emin) - lsbB) - P.acc_frac, VI{});
-      valB = sra(valB, cntB);
-      lsbB += cntB;
-    }
-    // no c exponent (c = 0 without c_zero_exp, cexp0 = kNoExp): case A with cs = 0, the
-    // product sum alone (0 if there are no products either)
-    const VI caseA = se >= cexp0;
-    val = caseA ? valA : valB;
-    lsb = caseA ? lsbA : lsbB;
+    late_tail<Inter2>(P, c, v0, v1, e0, e1, cexp0, val, lsb);
   }
   bad_out |= bad;
   return Fix{val, lsb, zs};
