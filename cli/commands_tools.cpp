@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -100,8 +102,18 @@ struct FeaturesCmd {
 };
 
 // ------------------------------------------------------------------------------------- rtl
-/// matcore rtl: the Verilog top of a datapath (core/src/tools/rtl.cpp), with a file list naming the
-/// stage modules of rtl_model/ it instantiates.
+/// The whole text of a file (InputError naming it when it cannot be read).
+static std::string read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.good() && !in.eof()) throw InputError(path + ": cannot read (" + std::strerror(errno) + ")");
+  if (!in.is_open()) throw InputError(path + ": cannot open (" + std::strerror(errno) + ")");
+  return text;
+}
+
+/// matcore rtl: the Verilog top of a datapath (core/src/tools/rtl.cpp). With --dir, a folder that
+/// stands alone: the top, a copy of each stage module of rtl_model/ it instantiates and a file
+/// list of them relative to the folder (verilator -F DIR/TOP.f, from any directory).
 struct RtlCmd {
   DatapathArgs dpa;
   std::string dir;
@@ -116,12 +128,22 @@ struct RtlCmd {
     OutputDir out_dir(dir, "--dir");  // created when missing; removed again if the files fail
     const std::string top = dir + "/" + t.module + ".sv";
     std::string list;
-    for (const std::string& s : t.sources) list += rtl_model_dir() + "/" + s + "\n";
-    list += top + "\n";
-    OutputFile a(top), b(dir + "/" + t.module + ".f");
-    a.write(t.text);
-    b.write(list);
-    commit_all({&a, &b});
+    std::vector<std::unique_ptr<OutputFile>> files;
+    for (const std::string& s : t.sources) {  // the stage modules (inputs: never written over)
+      const std::string src = rtl_model_dir() + "/" + s;
+      note_input(src);
+      files.push_back(std::make_unique<OutputFile>(dir + "/" + s));
+      files.back()->write(read_text_file(src));
+      list += s + "\n";
+    }
+    list += t.module + ".sv\n";
+    files.push_back(std::make_unique<OutputFile>(top));
+    files.back()->write(t.text);
+    files.push_back(std::make_unique<OutputFile>(dir + "/" + t.module + ".f"));
+    files.back()->write(list);
+    std::vector<OutputFile*> all;
+    for (auto& f : files) all.push_back(f.get());
+    commit_all(all);
     out_dir.keep();
     std::printf("%s: %s (latency %d cycles), file list %s.f\n", dp.name().c_str(), top.c_str(), t.latency,
                 (dir + "/" + t.module).c_str());
@@ -212,7 +234,7 @@ void add_hardware_commands(Program& p) {
                 "  matcore rtl --arch mi300x --type fp16 --dir build/rtl   (writes mc_mi300x_fp16.sv and .f)",
                 [rtl] { return rtl->run(); });
   rtl->dpa.add(c);
-  Program::text(c, "--dir", rtl->dir, "directory for TOP.sv and TOP.f (default: the top on standard output)");
+  Program::text(c, "--dir", rtl->dir, "directory for TOP.sv, the stage modules it uses and their list TOP.f (paths relative to DIR: verilator -F DIR/TOP.f); default: the top on standard output");
 
   auto cost = std::make_shared<CostCmd>();
   c = p.command("cost", "hardware cost of a preset's RTL top: yosys cells and NAND2-equivalents per stage, latency, widest adder",

@@ -127,10 +127,25 @@ TEST(RtlGenerateCli, WritesTopAndFileList) {
   std::stringstream text;
   text << f.rdbuf();
   EXPECT_EQ(text.str(), rtl_top(find_preset("mi300x", "fp16")).text);
+  // the folder stands alone: a copy of every stage module, listed relative to it, then the top
   std::ifstream l(dir + "/mc_mi300x_fp16.f");
-  std::string first;
-  std::getline(l, first);
-  EXPECT_EQ(first, rtl_model_dir() + "/mc_decode.sv");
+  std::vector<std::string> listed;
+  for (std::string x; std::getline(l, x);) listed.push_back(x);
+  std::vector<std::string> want = rtl_top(find_preset("mi300x", "fp16")).sources;
+  want.push_back("mc_mi300x_fp16.sv");
+  EXPECT_EQ(listed, want);
+  for (const std::string& s : rtl_top(find_preset("mi300x", "fp16")).sources) {
+    std::stringstream copy, orig;
+    copy << std::ifstream(dir + "/" + s).rdbuf();
+    orig << std::ifstream(rtl_model_dir() + "/" + s).rdbuf();
+    EXPECT_FALSE(orig.str().empty()) << s;
+    EXPECT_EQ(copy.str(), orig.str()) << s;
+  }
+  // the stage modules are inputs: rtl_model/ itself is refused as --dir, and left as it was
+  out.clear();
+  EXPECT_EQ(mc_test::run_command(std::string(MATCORE_CLI) + " rtl --arch mi300x --type fp16 --dir " + rtl_model_dir() + " 2>&1", &out), 2);
+  EXPECT_NE(out.find("is also an input of this command"), std::string::npos) << out;
+  EXPECT_FALSE(std::ifstream(rtl_model_dir() + "/mc_mi300x_fp16.sv").good());
   out.clear();
   // a missing directory is created (one level); a path below a file is an error
   ASSERT_EQ(mc_test::run_command(std::string(MATCORE_CLI) + " rtl --arch mi300x --type fp16 --dir " + dir + "/new 2>&1", &out), 0)
