@@ -16,7 +16,11 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <unistd.h>
+
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -33,6 +37,8 @@
 #include "matcore/explore.hpp"
 #include "matcore/validate.hpp"
 #include "matcore/svg.hpp"
+#include "matcore/sample.hpp"
+#include "matcore/vectors.hpp"
 
 namespace py = pybind11;
 using namespace mc;
@@ -233,6 +239,57 @@ uint64_t one_dot(const Datapath& dp, const py::handle& ah, const py::handle& bh,
 
 py::int_ big_int(u128 x) { return py::reinterpret_steal<py::int_>(PyLong_FromString(to_hex(x).c_str(), nullptr, 16)); }
 
+/// A temporary folder, removed with what it holds.
+struct TempDir {
+  std::string path;
+  TempDir() {
+    const char* t = std::getenv("TMPDIR");
+    std::string tmpl = std::string(t && *t ? t : "/tmp") + "/matcore_py_XXXXXX";
+    if (!::mkdtemp(&tmpl[0])) throw std::runtime_error("sample: cannot create a temporary folder in " + tmpl);
+    path = tmpl;
+  }
+  ~TempDir() {
+    for (const char* f : {"a.txt", "b.txt", "c.txt", "sa.txt", "sb.txt"}) std::remove((path + "/" + f).c_str());
+    ::rmdir(path.c_str());
+  }
+};
+
+/// The sample set `matcore sample` writes for dp (the same mt19937 streams, the same bits), as
+/// arrays: a, b (n, k) and c (n,) in the datapath's formats, and with block scales sa, sb.
+py::tuple sample_arrays(const Datapath& dp, uint64_t n, int k, uint32_t seed, const std::string& strategy, bool subnormal,
+                        unsigned threads) {
+  if (n < 1) throw py::value_error("n must be at least 1");
+  if (k < 0 || k > (1 << 16)) throw py::value_error("k must be in 1..65536 (0: the preset's)");
+  if (strategy != "expmant" && strategy != "bits") throw py::value_error("strategy must be 'expmant' or 'bits'");
+  SampleSpec s = sample_spec_for(dp, subnormal);
+  s.N = n;
+  if (k) s.K = k;
+  s.seed = seed;
+  s.strategy = strategy == "bits" ? Strategy::Bits : Strategy::ExpMant;
+  const TempDir t;
+  SampleSet set;
+  ScaleFile sa, sb;
+  {
+    py::gil_scoped_release release;
+    write_samples(s, t.path, threads);
+    set = load_sample_set(dp, t.path + "/a.txt", t.path + "/b.txt", t.path + "/c.txt", t.path + "/c.txt", s.K);
+    if (dp.scaled()) {
+      const int per = scales_per_sample(dp, s.K);
+      sa = read_scale_file(t.path + "/sa.txt", per, dp.scale_fmt);
+      sb = read_scale_file(t.path + "/sb.txt", per, dp.scale_fmt);
+    }
+  }
+  auto arr = [](const std::vector<uint64_t>& v, py::ssize_t rows, py::ssize_t cols) {
+    U64 o = cols ? U64({rows, cols}) : U64({rows});
+    std::memcpy(o.mutable_data(), v.data(), v.size() * 8);
+    return o;
+  };
+  const py::ssize_t N = static_cast<py::ssize_t>(set.n), K = set.K;
+  if (!dp.scaled()) return py::make_tuple(arr(set.a, N, K), arr(set.b, N, K), arr(set.c, N, 0));
+  return py::make_tuple(arr(set.a, N, K), arr(set.b, N, K), arr(set.c, N, 0), arr(sa.v, N, sa.per_line),
+                        arr(sb.v, N, sb.per_line));
+}
+
 /// The trace as records: per group and stage, each record's signals with their bits.
 py::list trace_records(const Trace& t) {
   py::list out;
@@ -349,8 +406,14 @@ void bind_datapaths(py::module_& m) {
 
 }
 
-/// Dot products: dot, exact.
+/// Dot products: dot, exact, sample.
 void bind_dots(py::module_& m) {
+  m.def("sample", &sample_arrays, py::arg("dp"), py::arg("n"), py::arg("k") = 0, py::arg("seed") = 0,
+        py::arg("strategy") = "expmant", py::arg("subnormal") = false, py::arg("threads") = 0,
+        "random inputs as `matcore sample` draws them (section 5 of the paper: Algorithm 3 'expmant', or "
+        "'bits'; the same mt19937 streams, so the same bits as the files): (a, b, c) uint64 arrays, a and b "
+        "(n, k) in the datapath's a/b formats, c (n,) in its output format, and for a block-scaled type also "
+        "sa, sb (n, ceil(k / scale_block)). k = 0: the preset's");
   m.def("dot",
         [](const Datapath& dp, const py::handle& a, const py::handle& b, const py::handle& c, unsigned threads,
            const py::handle& sa, const py::handle& sb) { return py_dot(dp, a, b, c, threads, sa, sb); },

@@ -242,6 +242,29 @@ def test_trace_records_carry_the_bits():
     assert svg.startswith("<?xml") and "multiplier.p1" in svg and svg.rstrip().endswith("</svg>")
 
 
+def test_sample_gives_the_bits_of_matcore_sample(tmp_path):
+    # the same mt19937 streams as the command: the arrays hold the files' patterns, and the
+    # model's d of them is what `matcore run` writes
+    for arch, typ, n, strategy in (("mi300x", "fp16", 400, "expmant"), ("b200", "nvfp4", 60, "bits")):
+        dp = matcore.preset(arch, typ)
+        arrays = matcore.sample(dp, n, seed=5, strategy=strategy)
+        out = tmp_path / typ
+        cli("sample", "--arch", arch, "--type", typ, "--n", str(n), "--seed", "5", "--strategy", strategy,
+            "--out", str(out))
+        assert len(arrays) == (5 if typ == "nvfp4" else 3)
+        for name, arr in zip(["a", "b", "c", "sa", "sb"], arrays):
+            want = read_hex(out / (name + ".txt"))
+            assert np.array_equal(arr, want.reshape(arr.shape)), name
+        extra = ["--sa", str(out / "sa.txt"), "--sb", str(out / "sb.txt")] if len(arrays) == 5 else []
+        cli("run", "--arch", arch, "--type", typ, "--a", str(out / "a.txt"), "--b", str(out / "b.txt"),
+            "--c", str(out / "c.txt"), "--d", str(out / "d.txt"), *extra)
+        d = read_hex(out / "d.txt").reshape(n)
+        kw = {"sa": arrays[3], "sb": arrays[4]} if len(arrays) == 5 else {}
+        assert np.array_equal(matcore.dot(dp, arrays[0], arrays[1], arrays[2], **kw), d)
+    with pytest.raises(ValueError, match="strategy"):
+        matcore.sample(matcore.preset("h100", "fp16"), 10, strategy="uniform")
+
+
 def test_bad_arrays_raise_clear_errors():
     dp = matcore.preset("mi300x", "fp16")
     a = np.zeros((4, 16), dtype=np.uint64)
