@@ -279,10 +279,10 @@ py::tuple sample_arrays(const Datapath& dp, uint64_t n, int k, uint32_t seed, co
       sb = read_scale_file(t.path + "/sb.txt", per, dp.scale_fmt);
     }
   }
-  auto arr = [](const std::vector<uint64_t>& v, py::ssize_t rows, py::ssize_t cols) {
-    U64 o = cols ? U64({rows, cols}) : U64({rows});
-    std::memcpy(o.mutable_data(), v.data(), v.size() * 8);
-    return o;
+  auto arr = [](std::vector<uint64_t>& v, py::ssize_t rows, py::ssize_t cols) {  // the array takes the vector over
+    auto* own = new std::vector<uint64_t>(std::move(v));
+    py::capsule free(own, [](void* q) { delete static_cast<std::vector<uint64_t>*>(q); });
+    return cols ? U64({rows, cols}, own->data(), free) : U64({rows}, own->data(), free);
   };
   const py::ssize_t N = static_cast<py::ssize_t>(set.n), K = set.K;
   if (!dp.scaled()) return py::make_tuple(arr(set.a, N, K), arr(set.b, N, K), arr(set.c, N, 0));

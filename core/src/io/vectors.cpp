@@ -39,7 +39,7 @@ class LineReader {
     line.clear();
     int ch;
     bool any = false;
-    while ((ch = std::getc(f_)) != EOF) {
+    while ((ch = getc_unlocked(f_)) != EOF) {  // one reader a file: no stream lock a character
       any = true;
       if (ch == '\n') break;
       if (line.size() >= kMaxLineBytes)
@@ -103,6 +103,17 @@ AbForm ab_form(const Format& f, size_t first_value_digits) {
   return form;
 }
 
+/// Room for the samples of an a/b file whose lines are about `line_bytes` long (from its size):
+/// the vectors then grow once instead of doubling, on a machine where fresh memory is slow.
+void reserve_for(AbFile& f, const std::string& path, size_t line_bytes) {
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || line_bytes == 0) return;
+  const size_t lines = static_cast<size_t>(st.st_size) / line_bytes + 1;
+  if (lines * static_cast<size_t>(f.K) > (size_t{1} << 31)) return;  // beyond 16 GiB of values: grow as they come
+  f.lines.reserve(lines);
+  f.v.reserve(lines * static_cast<size_t>(f.K));
+}
+
 AbFile read_ab_file(const std::string& path, int expect_k, const Format& fmt) {
   LineReader in(path);
   AbFile f;
@@ -120,21 +131,28 @@ AbFile read_ab_file(const std::string& path, int expect_k, const Format& fmt) {
       if (i >= line.size()) break;
       size_t j = i;
       while (j < line.size() && line[j] != ' ' && line[j] != '\t') ++j;
-      const std::string tok = line.substr(i, j - i);
+      const char* tok = line.data() + i;
+      const size_t len = j - i;
       i = j;
       if (++k > kMaxK) fail(path, ln, "K", "more than " + std::to_string(kMaxK) + " values on the line");
       if (!decided) {
-        form = ab_form(fmt, tok.size());
+        form = ab_form(fmt, len);
         f.native_bits = form.native ? native_digits(fmt) * 4 : 0;
         decided = true;
       }
-      uint64_t v;
-      if (tok.size() != static_cast<size_t>(form.digits) || !parse_hex(tok, v))
+      uint64_t v = 0;
+      bool hex_ok = len == static_cast<size_t>(form.digits);
+      for (size_t q = 0; hex_ok && q < len; ++q) {
+        const int d = hex::kHex.v[static_cast<unsigned char>(tok[q])];
+        hex_ok = d >= 0;
+        v = (v << 4) | static_cast<uint64_t>(d & 15);
+      }
+      if (!hex_ok)
         fail(path, ln, "value " + std::to_string(k),
-             "'" + excerpt(tok) + "' is not " + std::to_string(form.digits) + " hex digits" + form.note);
+             "'" + excerpt(std::string(tok, len)) + "' is not " + std::to_string(form.digits) + " hex digits" + form.note);
       if (form.native && !native_fits(fmt, v))
         fail(path, ln, "value " + std::to_string(k),
-             "'" + excerpt(tok) + "' is not a " + std::to_string(fmt.width()) + "-bit pattern of " + fmt.name);
+             "'" + excerpt(std::string(tok, len)) + "' is not a " + std::to_string(fmt.width()) + "-bit pattern of " + fmt.name);
       if (f.K && k > f.K)
         fail(path, ln, "K", "line holds more than the " + std::to_string(f.K) + " values of earlier lines");
       f.v.push_back(v);
@@ -142,7 +160,10 @@ AbFile read_ab_file(const std::string& path, int expect_k, const Format& fmt) {
     if (f.K == 0 && expect_k > 0 && k != expect_k)
       fail(path, ln, "K", "line holds " + std::to_string(k) + " values, expected K = " +
                               std::to_string(expect_k));
-    if (f.K == 0) f.K = k;
+    if (f.K == 0) {
+      f.K = k;
+      reserve_for(f, path, line.size() + 1);
+    }
     if (k != f.K)
       fail(path, ln, "K", "line holds " + std::to_string(k) + " values, earlier lines " +
                               std::to_string(f.K));

@@ -21,8 +21,8 @@ namespace mc {
 SampleSet load_sample_set(const Datapath& dp, const std::string& fa, const std::string& fb,
                           const std::string& fc, const std::string& fd, int expect_k) {
   const int w = stored_width(dp.a_fmt);
-  const AbFile A = read_ab_file(fa, expect_k, dp.a_fmt);
-  const AbFile B = read_ab_file(fb, A.K, dp.b_fmt);
+  AbFile A = read_ab_file(fa, expect_k, dp.a_fmt);
+  AbFile B = read_ab_file(fb, A.K, dp.b_fmt);
   std::vector<uint64_t> c_lines;
   const std::vector<uint64_t> C = read_cd_file(fc, w, &c_lines);
   std::vector<uint64_t> d_lines;
@@ -35,12 +35,25 @@ SampleSet load_sample_set(const Datapath& dp, const std::string& fa, const std::
   SampleSet s;
   s.n = n;
   s.K = A.K;
-  s.a.resize(A.v.size());
-  s.b.resize(B.v.size());
-  for (size_t i = 0; i < A.v.size(); ++i) {
-    const std::string value = ": value " + std::to_string(i % A.K + 1);
-    s.a[i] = ab_operand(dp.a_fmt, dp.ingest, A, i, fa + ":" + std::to_string(A.line_of(i / A.K)) + value);
-    s.b[i] = ab_operand(dp.b_fmt, dp.ingest, B, i, fb + ":" + std::to_string(B.line_of(i / A.K)) + value);
+  // the value itself where it enters exactly (the common case); the file, line and field of an
+  // error message are put together only for the others
+  auto operand = [&](const AbFile& F, const Format& f, const std::string& path, size_t i) {
+    uint64_t x;
+    if (F.native_bits) return F.v[i];
+    if (ingest_exact(f, dp.ingest, F.v[i], F.width, &x)) return x;
+    return ab_operand(f, dp.ingest, F, i,
+                      path + ":" + std::to_string(F.line_of(i / A.K)) + ": value " + std::to_string(i % A.K + 1));
+  };
+  if (A.native_bits && B.native_bits) {  // the patterns themselves: no copy
+    s.a = std::move(A.v);
+    s.b = std::move(B.v);
+  } else {  // sample by sample, a then b, so that the first bad value in file order is reported
+    s.a.resize(A.v.size());
+    s.b.resize(B.v.size());
+    for (size_t i = 0; i < s.a.size(); ++i) {
+      s.a[i] = operand(A, dp.a_fmt, fa, i);
+      s.b[i] = operand(B, dp.b_fmt, fb, i);
+    }
   }
   s.c.resize(n);
   for (size_t i = 0; i < n; ++i) {
