@@ -268,11 +268,13 @@ struct FileArgs {
   int k = 0;
   unsigned threads = 0;
   bool zero_c = false;
-  void add(CLI::App* cmd, const std::string& d_help) {
+  /// inputs_required false: --a/--b/--c may be left out (validate --regen draws them again).
+  void add(CLI::App* cmd, const std::string& d_help, bool inputs_required = true) {
     dpa.add(cmd);
-    Program::text(cmd, "--a", a, "a file")->required();
-    Program::text(cmd, "--b", b, "b file")->required();
-    Program::text(cmd, "--c", c, "c file")->required();
+    for (auto [name, var] : {std::pair<const char*, std::string*>{"--a", &a}, {"--b", &b}, {"--c", &c}}) {
+      CLI::Option* o = Program::text(cmd, name, *var, std::string(name + 2) + " file");
+      if (inputs_required) o->required();
+    }
     Program::text(cmd, "--d", d, d_help)->required();
     Program::text(cmd, "--sa", scales.a, "block scales of a, one line per sample (block-scaled types; default: sa.txt beside the a file)");
     Program::text(cmd, "--sb", scales.b, "block scales of b (default: sb.txt beside the a file)");
@@ -326,13 +328,30 @@ struct ValidateCmd : FileArgs {
     }
     return r;
   }
+  std::string regen, strategy = "expmant";
+  bool subnormal = false;
+  /// --regen SEED: the inputs of `matcore sample --seed SEED` drawn again, only d read.
+  StreamResult run_regen(const Datapath& dp) const {
+    if (!a.empty() || !b.empty() || !c.empty() || !scales.a.empty() || !scales.b.empty())
+      throw UsageError("--regen draws a, b and c again: give no --a, --b, --c, --sa or --sb");
+    if (engine == "rtl") throw UsageError("--regen runs the model engine (--engine rtl reads files)");
+    if (dist::size() > 1) throw UsageError("--regen runs in one process (it draws the one stream of the set); use its threads");
+    SampleSpec s = sample_spec_for(dp, subnormal);
+    if (k) s.K = k;
+    s.seed = static_cast<uint32_t>(cli::to_int("--regen", regen, 0, 0xffffffffLL));
+    s.strategy = strategy == "bits" ? Strategy::Bits : Strategy::ExpMant;
+    return validate_regen(dp, s, d, "", zero_c, threads, static_cast<size_t>(show));
+  }
   int run() const {
     const Datapath dp = dpa.resolve();
+    if (!regen.empty()) return report(dp, run_regen(dp));
+    if (a.empty() || b.empty() || c.empty()) throw UsageError("--a, --b and --c are required (or --regen SEED)");
     if (engine == "rtl") return report(dp, run_rtl(dp));
     return report(dp, validate_files(dp, a, b, c, d, k, zero_c, threads, show, true, scales));
   }
   int report(const Datapath& dp, const StreamResult& r) const {
-    if (r.c_rounded.count && dist::rank() == 0) std::fprintf(stderr, "note: %s\n", r.c_rounded.note(c, dp).c_str());
+    if (r.c_rounded.count && dist::rank() == 0)
+      std::fprintf(stderr, "note: %s\n", r.c_rounded.note(regen.empty() ? c : "the regenerated c.txt", dp).c_str());
     const Format& df = stored_out(dp);
     for (const StreamMismatch& m : r.first) {
       // (explain --mismatches reads the model engine's lines: keep "model ... hardware")
@@ -567,7 +586,12 @@ int matcore_main(int argc, char** argv) {
                 "  matcore validate --arch a100 --type fp16 --a a.txt --b b.txt --c c.txt --d d.txt\n"
                 "  (last line: samples=N mismatches=M p_upper=P; exit 1 when M > 0)",
                 [&] { return val.run(); });
-  val.add(c, "d file (the hardware's results)");
+  val.add(c, "d file (the hardware's results)", false);
+  Program::text(c, "--regen", val.regen,
+                "SEED: draw the inputs of `matcore sample --seed SEED` again instead of reading a/b/c (same --k, "
+                "--strategy, --subnormal and the default exponent ranges; n from the d file)");
+  c->add_option("--strategy", val.strategy, "with --regen: expmant (default) or bits")->check(CLI::IsMember({"expmant", "bits"}));
+  c->add_flag("--subnormal", val.subnormal, "with --regen: the subnormal exponent ranges of sample --subnormal");
   c->add_option("--show", val.show, "print the first N mismatches (default 10)")->check(cli::int_range(0, 1000000));
   c->add_option("--eps", val.eps, "mismatch rate for the bound p_upper (default 1e-6)")
       ->check(CLI::Range(1e-300, 0.999999));

@@ -239,23 +239,15 @@ uint64_t one_dot(const Datapath& dp, const py::handle& ah, const py::handle& bh,
 
 py::int_ big_int(u128 x) { return py::reinterpret_steal<py::int_>(PyLong_FromString(to_hex(x).c_str(), nullptr, 16)); }
 
-/// A temporary folder, removed with what it holds.
-struct TempDir {
-  std::string path;
-  TempDir() {
-    const char* t = std::getenv("TMPDIR");
-    std::string tmpl = std::string(t && *t ? t : "/tmp") + "/matcore_py_XXXXXX";
-    if (!::mkdtemp(&tmpl[0])) throw std::runtime_error("sample: cannot create a temporary folder in " + tmpl);
-    path = tmpl;
-  }
-  ~TempDir() {
-    for (const char* f : {"a.txt", "b.txt", "c.txt", "sa.txt", "sb.txt"}) std::remove((path + "/" + f).c_str());
-    ::rmdir(path.c_str());
-  }
-};
+/// A vector handed over to NumPy without a copy, as an array of the given shape.
+U64 array_of(std::vector<uint64_t>& v, py::ssize_t rows, py::ssize_t cols) {
+  auto* own = new std::vector<uint64_t>(std::move(v));
+  py::capsule free(own, [](void* q) { delete static_cast<std::vector<uint64_t>*>(q); });
+  return cols ? U64({rows, cols}, own->data(), free) : U64({rows}, own->data(), free);
+}
 
-/// The sample set `matcore sample` writes for dp (the same mt19937 streams, the same bits), as
-/// arrays: a, b (n, k) and c (n,) in the datapath's formats, and with block scales sa, sb.
+/// The sample set `matcore sample` writes for dp (the same mt19937 streams, the same bits), drawn
+/// in memory: a, b (n, k) and c (n,) in the datapath's formats, and with block scales sa, sb.
 py::tuple sample_arrays(const Datapath& dp, uint64_t n, int k, uint32_t seed, const std::string& strategy, bool subnormal,
                         unsigned threads) {
   if (n < 1) throw py::value_error("n must be at least 1");
@@ -266,28 +258,25 @@ py::tuple sample_arrays(const Datapath& dp, uint64_t n, int k, uint32_t seed, co
   if (k) s.K = k;
   s.seed = seed;
   s.strategy = strategy == "bits" ? Strategy::Bits : Strategy::ExpMant;
-  const TempDir t;
-  SampleSet set;
-  ScaleFile sa, sb;
+  const size_t K = static_cast<size_t>(s.K);
+  std::vector<uint64_t> a(n * K), b(n * K), c(n), sa, sb;
   {
     py::gil_scoped_release release;
-    write_samples(s, t.path, threads);
-    set = load_sample_set(dp, t.path + "/a.txt", t.path + "/b.txt", t.path + "/c.txt", t.path + "/c.txt", s.K);
-    if (dp.scaled()) {
-      const int per = scales_per_sample(dp, s.K);
-      sa = read_scale_file(t.path + "/sa.txt", per, dp.scale_fmt);
-      sb = read_scale_file(t.path + "/sb.txt", per, dp.scale_fmt);
-    }
+    const int w = stored_width(dp.a_fmt);
+    stream_samples(s, [&](uint64_t first, uint64_t m, const uint64_t* xa, const uint64_t* xb, const uint64_t* xc) {
+      std::memcpy(&a[first * K], xa, m * K * 8);
+      std::memcpy(&b[first * K], xb, m * K * 8);
+      for (uint64_t i = 0; i < m; ++i) {  // c as the files hold it, into the accumulator as validate takes it
+        bool rounded = false;
+        c[first + i] = c_operand(dp, xc[i], w, &rounded);
+      }
+    }, threads);
+    if (dp.scaled()) sample_scales(s, sa, sb);
   }
-  auto arr = [](std::vector<uint64_t>& v, py::ssize_t rows, py::ssize_t cols) {  // the array takes the vector over
-    auto* own = new std::vector<uint64_t>(std::move(v));
-    py::capsule free(own, [](void* q) { delete static_cast<std::vector<uint64_t>*>(q); });
-    return cols ? U64({rows, cols}, own->data(), free) : U64({rows}, own->data(), free);
-  };
-  const py::ssize_t N = static_cast<py::ssize_t>(set.n), K = set.K;
-  if (!dp.scaled()) return py::make_tuple(arr(set.a, N, K), arr(set.b, N, K), arr(set.c, N, 0));
-  return py::make_tuple(arr(set.a, N, K), arr(set.b, N, K), arr(set.c, N, 0), arr(sa.v, N, sa.per_line),
-                        arr(sb.v, N, sb.per_line));
+  const py::ssize_t N = static_cast<py::ssize_t>(n), KK = s.K;
+  if (!dp.scaled()) return py::make_tuple(array_of(a, N, KK), array_of(b, N, KK), array_of(c, N, 0));
+  const py::ssize_t S = static_cast<py::ssize_t>(sa.size() / n);
+  return py::make_tuple(array_of(a, N, KK), array_of(b, N, KK), array_of(c, N, 0), array_of(sa, N, S), array_of(sb, N, S));
 }
 
 /// The trace as records: per group and stage, each record's signals with their bits.

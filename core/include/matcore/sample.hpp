@@ -9,7 +9,9 @@
 //    exponent field that would encode Inf/NaN is redrawn.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "matcore/datapath.hpp"
 #include "matcore/format.hpp"
@@ -58,5 +60,15 @@ uint64_t draw_expmant_exact(const Format& f, int e, uint64_t u, int ubits);
 /// threads = 0: all hardware threads. Returns the number of samples written.
 uint64_t write_samples(const SampleSpec& s, const std::string& dir, unsigned threads = 0,
                        bool progress = false);
+
+/// The sample set write_samples writes, in memory, chunk by chunk: the same streams and the same
+/// values, a and b as patterns of a_fmt and b_fmt themselves (the files may hold them widened to
+/// binary32), c as the c file holds it (c_fmt: binary32 or binary64). use(first, n, a, b, c)
+/// gets samples [first, first + n), a and b n*K values each. The block scales are not part of
+/// it. threads = 0: all hardware threads.
+using SampleChunk = std::function<void(uint64_t first, uint64_t n, const uint64_t* a, const uint64_t* b, const uint64_t* c)>;
+void stream_samples(const SampleSpec& s, const SampleChunk& use, unsigned threads = 0);
+/// The block scales write_samples writes to sa.txt and sb.txt: N * ceil(K / scale_block) each.
+void sample_scales(const SampleSpec& s, std::vector<uint64_t>& sa, std::vector<uint64_t>& sb);
 
 }  // namespace mc

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "matcore/datapath.hpp"
+#include "matcore/sample.hpp"
 #include "matcore/vectors.hpp"
 
 namespace mc {
@@ -84,5 +85,13 @@ StreamResult stream_scaled(const Datapath& dp, const std::string& a, const std::
                            const std::string& c, const std::string& d, const std::string& out,
                            const ScaleFiles& scales, int expect_k, bool zero_c, unsigned threads,
                            size_t keep);
+
+/// validate --regen: the inputs of a `matcore sample` run drawn again from spec (its seed,
+/// strategy, K and ranges; N is the d file's length) instead of read, evaluated and compared
+/// with the d file (its d as stored). out: the model's d written there as run writes it. Block-
+/// scaled datapaths are refused (their scales are read from files). Errors name the d file's
+/// line or the sample and value.
+StreamResult validate_regen(const Datapath& dp, const SampleSpec& spec, const std::string& d_path,
+                            const std::string& out, bool zero_c, unsigned threads, size_t keep);
 
 }  // namespace mc

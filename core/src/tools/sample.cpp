@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -86,7 +87,8 @@ struct UniformInt {
 const Format& stored_of(const Format& f) { return f.width() > 32 ? kBinary64 : kBinary32; }
 
 /// The text of sa.txt or sb.txt: N lines of ceil(K / scale_block) scales (SampleSpec).
-std::string scale_samples(const SampleSpec& s, Mt19937& g, const std::string& header) {
+/// The N * ceil(K / scale_block) block scales of one file (sa, then sb from the same stream).
+std::vector<uint64_t> scale_values(const SampleSpec& s, Mt19937& g) {
   const int per = (s.K + s.scale_block - 1) / s.scale_block;
   const UniformInt e(s.es_lo, s.es_hi), m(0, (1 << s.scale_fmt.mbits) - 1);
   auto draw = [&g](const UniformInt& u) {
@@ -104,7 +106,11 @@ std::string scale_samples(const SampleSpec& s, Mt19937& g, const std::string& he
     if (decode(s.scale_fmt, p).cls == Class::NaN) p = s.scale_fmt.max_finite_bits();
     v.push_back(p);
   }
-  return scale_file_text(v, per, header);
+  return v;
+}
+
+std::string scale_samples(const SampleSpec& s, Mt19937& g, const std::string& header) {
+  return scale_file_text(scale_values(s, g), (s.K + s.scale_block - 1) / s.scale_block, header);
 }
 
 uint64_t draw_bits(const Format& f, Mt19937& g) {
@@ -494,6 +500,40 @@ class SampleWriter {
     }
   }
 
+  /// The memory form of run: draws samples [0, N) chunk by chunk, makes their values (patterns
+  /// of the drawn formats) on the threads and gives each chunk to use.
+  void run_values(const SampleChunk& use) {
+    const uint64_t chunk = std::max<uint64_t>(1, (uint64_t{1} << 20) / per_);
+    const std::array<FilePart, 3> fs = file_parts();
+    std::vector<uint64_t> v[3];
+    int cur = 0;
+    draw(buf_[cur], 0, std::min(chunk, s_.N));
+    for (uint64_t base = 0; base < s_.N; base += chunk, cur ^= 1) {
+      const DrawBuf& b = buf_[cur];
+      const uint64_t n = b.n, next = base + chunk;
+      Background ahead;  // the next chunk is drawn while this one is made and used
+      if (next < s_.N) ahead.start([this, cur, next, chunk] { draw(buf_[cur ^ 1], next, std::min(chunk, s_.N - next)); });
+      try {
+        for (const FilePart& f : fs) v[f.id].resize(n * static_cast<size_t>(f.k));
+        const uint64_t sub = (n + threads_ - 1) / threads_;
+        run_parallel(threads_, [&](unsigned t) {
+          const uint64_t i0 = std::min(n, t * sub), i1 = std::min(n, i0 + sub);
+          for (const FilePart& f : fs)
+            with_values(b, i0, f, [&](auto value) {
+              uint64_t* o = v[f.id].data() + i0 * static_cast<size_t>(f.k);
+              for (uint64_t i = 0; i < i1 - i0; ++i)
+                for (int j = 0; j < f.k; ++j) *o++ = value(i, j);
+            });
+        });
+        use(base, n, v[0].data(), v[1].data(), v[2].data());
+      } catch (...) {
+        ahead.join();
+        throw;
+      }
+      ahead.join();
+    }
+  }
+
  private:
   const SampleSpec& s_;
   const SampleLayout& L_;
@@ -564,8 +604,10 @@ class SampleWriter {
     draw_expmant_raw(src_, b.words.data(), npre, r, n, s_.K, da_, db_, dc_);
   }
 
-  /// The lines of n samples from sample i0 of chunk b for one file, made at q.
-  void put_file(const DrawBuf& b, char* q, uint64_t i0, uint64_t n, const FilePart& f) const {
+  /// Calls use(value) with the function (i, j) -> the pattern of value j of sample i0 + i of
+  /// chunk b in the file part f, in the drawn format (put_lines widens it as the file stores it).
+  template <class Use>
+  void with_values(const DrawBuf& b, uint64_t i0, const FilePart& f, Use use) const {
     const size_t per = per_;
     if (b.direct) {
       // value j of a line from its two words: exponent (through x) and significand
@@ -573,15 +615,27 @@ class SampleWriter {
       const UniformInt x = *f.x;
       const FmtConst k = f.cfg->k;
       const size_t stride = 2 * per;
-      put_lines(q, n, f.k, *f.cfg, f.sep, [=](uint64_t i, int j) {
+      use([=](uint64_t i, int j) {
         const uint32_t* v = wf + i * stride + 2 * static_cast<size_t>(j);
         return draw_expmant32(k, x.value(v[0]), v[1]);
       });
     } else {
       const Raw* rf = b.raw.data() + i0 * per + f.first;
       const LineCfg& c = *f.cfg;
-      put_lines(q, n, f.k, *f.cfg, f.sep, [=, &c](uint64_t i, int j) { return raw_value(c, rf[i * per + j]); });
+      use([=, &c](uint64_t i, int j) { return raw_value(c, rf[i * per + j]); });
     }
+  }
+
+  /// The lines of n samples from sample i0 of chunk b for one file, made at q.
+  void put_file(const DrawBuf& b, char* q, uint64_t i0, uint64_t n, const FilePart& f) const {
+    with_values(b, i0, f, [&](auto value) { put_lines(q, n, f.k, *f.cfg, f.sep, value); });
+  }
+
+  /// The three file parts of a sample: a, b, c.
+  std::array<FilePart, 3> file_parts() const {
+    return {FilePart{1, 0, L_.la, &cfa_, &xa_, 0, s_.K, ' '},
+            FilePart{2, 1, L_.lb, &cfb_, &xb_, static_cast<size_t>(s_.K), s_.K, ' '},
+            FilePart{4, 2, L_.lc, &cfc_, &xc_, static_cast<size_t>(2 * s_.K), 1, '\n'}};
   }
 
   /// A part makes the lines of samples [i0, i1) of the chunk for the files in `files` (1: a,
@@ -592,9 +646,7 @@ class SampleWriter {
       const uint64_t n = i1 - i0;
       T.resize(n * ((files & 1 ? L_.la : 0) + (files & 2 ? L_.lb : 0) + (files & 4 ? L_.lc : 0)));
       char* q = &T[0];
-      const FilePart fs[3] = {{1, 0, L_.la, &cfa_, &xa_, 0, s_.K, ' '},
-                              {2, 1, L_.lb, &cfb_, &xb_, static_cast<size_t>(s_.K), s_.K, ' '},
-                              {4, 2, L_.lc, &cfc_, &xc_, static_cast<size_t>(2 * s_.K), 1, '\n'}};
+      const std::array<FilePart, 3> fs = file_parts();
       for (const FilePart& f : fs) {
         if (!(files & f.bit)) continue;
         put_file(b, q, i0, n, f);
@@ -696,6 +748,24 @@ uint64_t write_samples(const SampleSpec& s, const std::string& dir, unsigned thr
   dist::SharedOutput::commit_all(all);
   out_dir.keep();
   return s.N;
+}
+
+void stream_samples(const SampleSpec& s, const SampleChunk& use, unsigned threads) {
+  if (s.K < 1) throw std::invalid_argument("sample: k must be positive");
+  if (s.N < 1) throw std::invalid_argument("sample: n must be positive");
+  if (s.ea_lo > s.ea_hi || s.eb_lo > s.eb_hi || s.ec_lo > s.ec_hi)
+    throw std::invalid_argument("sample: empty exponent range");
+  const SampleLayout L(s);
+  dist::SharedOutput* none[3] = {nullptr, nullptr, nullptr};
+  SampleWriter w(s, L, none, 0, thread_count(threads), 0, s.N);
+  w.run_values(use);
+}
+
+void sample_scales(const SampleSpec& s, std::vector<uint64_t>& sa, std::vector<uint64_t>& sb) {
+  if (s.scale_block < 1) throw std::invalid_argument("sample: no block scales (scale_block)");
+  Mt19937 gs(s.seed + 1);  // the stream of sa.txt, then sb.txt
+  sa = scale_values(s, gs);
+  sb = scale_values(s, gs);
 }
 
 }  // namespace mc
