@@ -338,7 +338,7 @@ struct ValidateCmd : FileArgs {
     if (dist::size() > 1) throw UsageError("--regen runs in one process (it draws the one stream of the set); use its threads");
     SampleSpec s = sample_spec_for(dp, subnormal);
     if (k) s.K = k;
-    s.seed = static_cast<uint32_t>(cli::to_int("--regen", regen, 0, 0xffffffffLL));
+    s.seed = static_cast<uint32_t>(cli::to_int("--regen", regen, 0, 2147483647));
     s.strategy = strategy == "bits" ? Strategy::Bits : Strategy::ExpMant;
     return validate_regen(dp, s, d, "", zero_c, threads, static_cast<size_t>(show));
   }
@@ -540,6 +540,48 @@ struct ShowCmd {
 
 }  // namespace
 
+/// validate: its options, the command's state in val (alive while p runs).
+static void add_validate_command(Program& p, ValidateCmd& val) {
+  CLI::App* c = p.command("validate", "run a preset over recorded samples and count those whose d differs bit for bit",
+                "  matcore validate --arch a100 --type fp16 --a a.txt --b b.txt --c c.txt --d d.txt\n"
+                "  (last line: samples=N mismatches=M p_upper=P; exit 1 when M > 0)",
+                [&] { return val.run(); });
+  val.add(c, "d file (the hardware's results)", false);
+  Program::text(c, "--regen", val.regen,
+                "SEED: draw the inputs of `matcore sample --seed SEED` again instead of reading a/b/c (same --k, "
+                "--strategy, --subnormal and the default exponent ranges; n from the d file)");
+  c->add_option("--strategy", val.strategy, "with --regen: expmant (default) or bits")->check(CLI::IsMember({"expmant", "bits"}));
+  c->add_flag("--subnormal", val.subnormal, "with --regen: the subnormal exponent ranges of sample --subnormal");
+  c->add_option("--show", val.show, "print the first N mismatches (default 10)")->check(cli::int_range(0, 1000000));
+  c->add_option("--eps", val.eps, "mismatch rate for the bound p_upper (default 1e-6)")
+      ->check(CLI::Range(1e-300, 0.999999));
+  c->add_option("--engine", val.engine,
+                "model (the fast C++ model, default) or rtl (the Verilated RTL top, built with verilator on first use)")
+      ->check(CLI::IsMember({"model", "rtl"}));
+}
+
+/// sample: its options, the command's state in sm (alive while p runs).
+static void add_sample_command(Program& p, SampleCmd& sm) {
+  CLI::App* c = p.command("sample", "random a/b/c files (Algorithm 3 of the paper, mt19937)",
+                "  matcore sample --arch mi300x --type fp16 --n 1000000 --out run1\n"
+                "  matcore sample --type e4m3,e5m2 --k 32 --n 1000 --subnormal --out run2",
+                [&] { return sm.run(); });
+  Program::text(c, "--arch", sm.arch, "take the formats and k of this preset");
+  Program::text(c, "--type", sm.type, "input type TA or pair TA,TB")->required();
+  c->add_option("--k", sm.k, "values per sample")->check(cli::int_range(1, 1 << 16));
+  c->add_option("--n", sm.n, "number of samples")->required()->check(cli::int_range(1, 1000000000000LL));
+  Program::text(c, "--out", sm.out, "output directory (a.txt, b.txt, c.txt)")->required();
+  c->add_option("--strategy", sm.strategy, "expmant (default) or bits")->check(CLI::IsMember({"expmant", "bits"}));
+  c->add_flag("--subnormal", sm.subnormal, "exponent ranges that include the subnormals");
+  c->add_option("--seed", sm.seed, "mt19937 seed (default 0)")->check(cli::int_range(0, 2147483647));
+  Program::text(c, "--ea", sm.ea, "exponent range LO,HI of a");
+  Program::text(c, "--eb", sm.eb, "exponent range LO,HI of b");
+  Program::text(c, "--ec", sm.ec, "exponent range LO,HI of c");
+  Program::text(c, "--es", sm.es, "exponent range LO,HI of the block scales (block-scaled types; default -8,8)");
+  c->add_flag("--widen", sm.widen, "write fp8/fp16/bf16 values widened to binary32 (the hwdata form)");
+  threads_option(c, sm.threads);
+}
+
 int matcore_main(int argc, char** argv) {
   Program p("matcore", "matcore: bit-exact models of GPU matrix-multiply units (AMD CDNA 1/2/3, NVIDIA).\n"
                        "Vector files (a/b/c/d) use the format of docs/vector-format.md; see docs/cli.md.\n"
@@ -582,22 +624,7 @@ int matcore_main(int argc, char** argv) {
   Program::text(c, "--svg", dotc.svg, "draw the dot product's bits at every stage (SVG; two datapaths: one above the other)");
 
   ValidateCmd val;
-  c = p.command("validate", "run a preset over recorded samples and count those whose d differs bit for bit",
-                "  matcore validate --arch a100 --type fp16 --a a.txt --b b.txt --c c.txt --d d.txt\n"
-                "  (last line: samples=N mismatches=M p_upper=P; exit 1 when M > 0)",
-                [&] { return val.run(); });
-  val.add(c, "d file (the hardware's results)", false);
-  Program::text(c, "--regen", val.regen,
-                "SEED: draw the inputs of `matcore sample --seed SEED` again instead of reading a/b/c (same --k, "
-                "--strategy, --subnormal and the default exponent ranges; n from the d file)");
-  c->add_option("--strategy", val.strategy, "with --regen: expmant (default) or bits")->check(CLI::IsMember({"expmant", "bits"}));
-  c->add_flag("--subnormal", val.subnormal, "with --regen: the subnormal exponent ranges of sample --subnormal");
-  c->add_option("--show", val.show, "print the first N mismatches (default 10)")->check(cli::int_range(0, 1000000));
-  c->add_option("--eps", val.eps, "mismatch rate for the bound p_upper (default 1e-6)")
-      ->check(CLI::Range(1e-300, 0.999999));
-  c->add_option("--engine", val.engine,
-                "model (the fast C++ model, default) or rtl (the Verilated RTL top, built with verilator on first use)")
-      ->check(CLI::IsMember({"model", "rtl"}));
+  add_validate_command(p, val);
 
   add_matrix_commands(p);
 
@@ -608,24 +635,7 @@ int matcore_main(int argc, char** argv) {
   rn.add(c, "output d file (written complete or not at all)");
 
   SampleCmd sm;
-  c = p.command("sample", "random a/b/c files (Algorithm 3 of the paper, mt19937)",
-                "  matcore sample --arch mi300x --type fp16 --n 1000000 --out run1\n"
-                "  matcore sample --type e4m3,e5m2 --k 32 --n 1000 --subnormal --out run2",
-                [&] { return sm.run(); });
-  Program::text(c, "--arch", sm.arch, "take the formats and k of this preset");
-  Program::text(c, "--type", sm.type, "input type TA or pair TA,TB")->required();
-  c->add_option("--k", sm.k, "values per sample")->check(cli::int_range(1, 1 << 16));
-  c->add_option("--n", sm.n, "number of samples")->required()->check(cli::int_range(1, 1000000000000LL));
-  Program::text(c, "--out", sm.out, "output directory (a.txt, b.txt, c.txt)")->required();
-  c->add_option("--strategy", sm.strategy, "expmant (default) or bits")->check(CLI::IsMember({"expmant", "bits"}));
-  c->add_flag("--subnormal", sm.subnormal, "exponent ranges that include the subnormals");
-  c->add_option("--seed", sm.seed, "mt19937 seed (default 0)")->check(cli::int_range(0, 2147483647));
-  Program::text(c, "--ea", sm.ea, "exponent range LO,HI of a");
-  Program::text(c, "--eb", sm.eb, "exponent range LO,HI of b");
-  Program::text(c, "--ec", sm.ec, "exponent range LO,HI of c");
-  Program::text(c, "--es", sm.es, "exponent range LO,HI of the block scales (block-scaled types; default -8,8)");
-  c->add_flag("--widen", sm.widen, "write fp8/fp16/bf16 values widened to binary32 (the hwdata form)");
-  threads_option(c, sm.threads);
+  add_sample_command(p, sm);
 
   add_features_command(p);
   add_explain_command(p);
