@@ -340,7 +340,7 @@ struct ValidateCmd : FileArgs {
     if (k) s.K = k;
     s.seed = static_cast<uint32_t>(cli::to_int("--regen", regen, 0, 2147483647));
     s.strategy = strategy == "bits" ? Strategy::Bits : Strategy::ExpMant;
-    return validate_regen(dp, s, d, "", zero_c, threads, static_cast<size_t>(show));
+    return validate_regen(dp, s, d, zero_c, threads, static_cast<size_t>(show));
   }
   int run() const {
     const Datapath dp = dpa.resolve();

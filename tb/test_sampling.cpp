@@ -472,7 +472,7 @@ TEST(Regen, EqualsReadingTheSampleFiles) {
     }
     const StreamResult files = validate_files(dp, dir + "/a.txt", dir + "/b.txt", dir + "/c.txt", dir + "/d.txt", s.K,
                                               false, 2, 10, false);
-    const StreamResult regen = validate_regen(dp, s, dir + "/d.txt", "", false, 2, 10);
+    const StreamResult regen = validate_regen(dp, s, dir + "/d.txt", false, 2, 10);
     SCOPED_TRACE(dp.name() + " out " + dp.out_fmt.name);
     EXPECT_EQ(regen.n, 3000u);
     EXPECT_EQ(files.mismatches, 3u);
@@ -491,6 +491,6 @@ TEST(Regen, EqualsReadingTheSampleFiles) {
     // another seed draws other inputs: (nearly) every d differs
     SampleSpec other = s;
     other.seed = 12;
-    EXPECT_GT(validate_regen(dp, other, dir + "/d.txt", "", false, 2, 0).mismatches, 1500u);
+    EXPECT_GT(validate_regen(dp, other, dir + "/d.txt", false, 2, 0).mismatches, 1500u);
   }
 }

@@ -88,10 +88,9 @@ StreamResult stream_scaled(const Datapath& dp, const std::string& a, const std::
 
 /// validate --regen: the inputs of a `matcore sample` run drawn again from spec (its seed,
 /// strategy, K and ranges; N is the d file's length) instead of read, evaluated and compared
-/// with the d file (its d as stored). out: the model's d written there as run writes it. Block-
-/// scaled datapaths are refused (their scales are read from files). Errors name the d file's
-/// line or the sample and value.
-StreamResult validate_regen(const Datapath& dp, const SampleSpec& spec, const std::string& d_path,
-                            const std::string& out, bool zero_c, unsigned threads, size_t keep);
+/// with the d file (its d as stored). Block-scaled datapaths are refused (their scales are read
+/// from files). Errors name the d file's line.
+StreamResult validate_regen(const Datapath& dp, const SampleSpec& spec, const std::string& d_path, bool zero_c,
+                            unsigned threads, size_t keep);
 
 }  // namespace mc

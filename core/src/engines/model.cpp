@@ -41,17 +41,13 @@ class Rec {
   /// A fixed-point value: NAME (two's complement), NAME_e, NAME_f.
   void fixed(const std::string& name, const Fixed& x, const std::string& value) const {
     TraceRow& r = put(name, value, {sig(name, x.v), sig(name + "_e", x.exp), sig(name + "_f", x.frac)});
-    if (x.exp == kNone) return;
-    const u128 m = x.v < 0 ? static_cast<u128>(-x.v) : static_cast<u128>(x.v);
-    r.number = digits(x.v < 0, m, x.exp - x.frac, std::max(msb_index(m) + 1, x.frac + 1));
+    if (x.exp != kNone) r.number = number_of(x);
   }
   void fixed(const std::string& name, const Fixed& x) const { fixed(name, x, render(x)); }
   /// An aligned term (aligner.v<i>): its bits at frac fraction bits below e_max, shown as that
   /// fixed-point value; one signal, the lane of the adder.
   void term(const std::string& name, const Fixed& x) const {
-    TraceRow& r = put(name, render(x), {sig(name, x.v)});
-    const u128 m = x.v < 0 ? static_cast<u128>(-x.v) : static_cast<u128>(x.v);
-    r.number = digits(x.v < 0, m, x.exp - x.frac, std::max(msb_index(m) + 1, x.frac + 1));
+    put(name, render(x), {sig(name, x.v)}).number = number_of(x);
   }
   /// A product (or c) as the multiplier gives it: NAME (significand), NAME_e, NAME_s, NAME_cls.
   void product(const std::string& name, const Product& p, const std::string& value) const {
@@ -82,6 +78,11 @@ class Rec {
   }
   static TraceNumber digits(bool neg, u128 mag, int lsb, int n) {
     return TraceNumber{true, neg, mag, lsb, lsb + std::max(n, 1) - 1};
+  }
+  /// A fixed-point value's digits as render() writes them: at least one integer digit.
+  static TraceNumber number_of(const Fixed& x) {
+    const u128 m = x.v < 0 ? static_cast<u128>(-x.v) : static_cast<u128>(x.v);
+    return digits(x.v < 0, m, x.exp - x.frac, std::max(msb_index(m) + 1, x.frac + 1));
   }
   const Datapath& dp_;
   Trace* tr_;
