@@ -138,20 +138,21 @@ def plot(curves, typ, path):
     om = 2 * np.pi * np.arange(NFFT) / NFFT
     names = [c for c in curves if c != "binary64"]
     fig, ax = plt.subplots(1, 3, figsize=(16, 4.5))
+    colour = {c: f"C{i}" for i, c in enumerate(curves)}  # one colour a model in every panel
     for c in curves:
-        ax[0].plot(om, curves[c], lw=1, label=c)
+        ax[0].plot(om, curves[c], lw=1, label=c, color=colour[c])
     ax[0].set_title(f"dominant eigenvalue, {typ} inputs")
     ax[0].set_xlabel("normalised angular frequency")
     ax[0].legend(fontsize=7)
     for c in names:
-        ax[1].semilogy(om, np.maximum(np.abs(curves[c] - curves["binary64"]), 1e-17), lw=1, label=c)
+        ax[1].semilogy(om, np.maximum(np.abs(curves[c] - curves["binary64"]), 1e-17), lw=1, label=c, color=colour[c])
     ax[1].set_title("|model - binary64|")
     ax[1].set_xlabel("normalised angular frequency")
     ax[1].legend(fontsize=7)
-    for i in range(len(names)):
-        for j in range(i + 1, len(names)):
-            ax[2].semilogy(om, np.maximum(np.abs(curves[names[i]] - curves[names[j]]), 1e-17), lw=1,
-                           label=f"{names[i].split('/')[0]} - {names[j].split('/')[0]}")
+    pairs = [(names[i], names[j]) for i in range(len(names)) for j in range(i + 1, len(names))]
+    for x, y in pairs:  # a pair: the first model's colour, the line style of the second
+        ax[2].semilogy(om, np.maximum(np.abs(curves[x] - curves[y]), 1e-17), lw=1, color=colour[x],
+                       linestyle=["-", "--", ":", "-."][names.index(y) % 4], label=f"{x.split('/')[0]} - {y.split('/')[0]}")
     ax[2].set_title("|model - model|")
     ax[2].set_xlabel("normalised angular frequency")
     ax[2].legend(fontsize=7)
