@@ -38,7 +38,7 @@ inline bool sampled_out(const mc::Datapath& d) {
   if (d.family == "cdna4")
     return k != "mi355x/fp16" && k != "mi355x/e4m3" && k != "mi355x/e2m1" && k != "mi355x/e5m2,e2m3" &&
            k != "mi355x/scale.e4m3.e4m3" && k != "mi355x/scale.e2m1.e3m2";
-  if (d.scaled())  // block-scaled: one of each kind and scale (SystemC only: no RTL yet)
+  if (d.scaled())  // block-scaled: one of each kind and scale
     return k != "b200/mxf8f6f4.e4m3.e4m3" && k != "b200/mxf8f6f4.e2m1.e5m2" && k != "b200/mxf4" &&
            k != "b200/nvfp4" && k != "rtxpro6000/mxf4nvf4.e8m0";
   // NVIDIA fp64 (DMMA): the same FMA chain on a100, h100, h200 and b200; a100's runs
@@ -80,16 +80,16 @@ inline std::vector<std::string> preset_keys() {
   return k;
 }
 
-/// What the RTL testbenches run (and the fast-kernel tests): preset_refs() without the GST-FDPA
-/// presets (the grouper stage has no Verilog module yet: issue 27), with one ST-FDPA preset of
-/// each structure and one CDNA4 hypothesis.
+/// What the RTL testbenches run (and the fast-kernel tests): preset_refs() with one ST-FDPA
+/// preset of each structure, the GST-FDPA presets of each scale format (E8M0 groups of 16 in
+/// blocks of 32, UE4M3 groups of 16) and one CDNA4 hypothesis.
 inline std::vector<std::string> rtl_preset_keys() {
   std::vector<std::string> k;
   // a Verilator build each: of the CDNA4 hypotheses and the scaled types (ST-FDPA: the scaler;
-  // the grouper has no Verilog yet), one NVIDIA and one CDNA4 structure
+  // GST-FDPA: the grouper), one NVIDIA and one CDNA4 structure, one of each scale format
   for (const PresetRef& p : preset_refs())
     if ((!p.dp.scaled() && p.dp.hypothesis.empty()) || p.key == "b200_mxf8f6f4_e2m1_e5m2_tcgen05" ||
-        p.key == "mi355x_scale_e2m1_e3m2")
+        p.key == "mi355x_scale_e2m1_e3m2" || p.key == "b200_mxf4_tcgen05" || p.key == "b200_nvfp4_tcgen05")
       k.push_back(p.key);
   return k;
 }

@@ -24,8 +24,9 @@ TEST_P(FastPreset, SameBitsAsTheReference) {
   const Datapath& dp = mc_test::preset_ref(GetParam()).dp;
   const FastCheck r = check_fast(dp, 4000, 7);
   EXPECT_EQ(r.samples, 4000u);
-  // NaN/Inf operands really were there (the OCP MX fp6/fp4 elements have none: c only)
-  EXPECT_GT(r.specials, dp.a_fmt.has_nan() || dp.b_fmt.has_nan() ? 40u : 10u);
+  // NaN/Inf operands really were there (the OCP MX fp6/fp4 elements have none: c only, about
+  // 10 in 4000 samples)
+  EXPECT_GT(r.specials, dp.a_fmt.has_nan() || dp.b_fmt.has_nan() ? 40u : 4u);
   EXPECT_LT(r.specials, 2000u);  // and most samples reach the kernels
   EXPECT_EQ(r.mismatches, 0u) << r.first;
   // k that is not a multiple of n_fma, and k = 1

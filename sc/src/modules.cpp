@@ -73,7 +73,7 @@ void Grouper::compute(const Ctl&, const ProductBus& x, ProductBus& y) {
   for (int i = 0; i < x.m; i += G, ++m) {
     const int j = (x.k0 + i) / blk - j0;
     y.p[m] = group_term(x.p.data() + i, std::min(G, x.m - i), scale_product(dp_.scale_fmt, x.sa[j], x.sb[j]),
-                        dp_.group_by_sum);
+                        dp_.group_by_sum, group_lsb(dp_));
   }
   y.m = m;
 }

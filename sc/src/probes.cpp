@@ -200,7 +200,7 @@ std::function<void()> probe_aligner(ProbeKit& kit, const StageView& v) {
   int* ee = ie ? &kit.I("aligner.e_max_even") : nullptr;
   bool* ste = ie ? &kit.B("aligner.sticky_even") : nullptr;
   std::vector<sc_dt::sc_bv_base*> lanes;
-  for (int i = 0; i < n; ++i) lanes.push_back(&kit.V("aligner.v" + std::to_string(i)));
+  for (int i = 0; i < term_count(dp_); ++i) lanes.push_back(&kit.V("aligner.v" + std::to_string(i)));
   if (!dp_.late_c) lanes.push_back(&kit.V("aligner.vc"));
   datap = [&dp_, d, &e, &st, ee, ste, lanes] {
     const AlignBus& x = bus<AlignBus>(d);

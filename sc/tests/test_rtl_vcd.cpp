@@ -55,6 +55,7 @@ const Case kCases[] = {
     {"h100", "fp16", "", ""},        // nvidia: early c, truncation
     {"b200", "e4m3", "fp16", "mma.sync"},  // nvidia: pair interleave, final c add, binary16 output
     {"b200", "mxf8f6f4.e2m1.e5m2", "", "tcgen05"},  // block-scaled (ST-FDPA): the scaler, fp4 x fp8
+    {"b200", "nvfp4", "", "tcgen05"},  // block-scaled (GST-FDPA): the grouper, UE4M3 scales
 };
 
 std::string dp_args(const Case& c) {

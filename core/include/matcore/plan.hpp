@@ -102,5 +102,14 @@ int product_probe_width(const Datapath& dp);
 int group_probe_width(const Datapath& dp);
 /// Width of the fixed-point probes whose fraction bits are at most frac_max.
 int fixed_probe_width(const Datapath& dp, int frac_max);
+/// The terms the aligner and the adder receive besides c: n_fma products, or with group sums
+/// (group_size G) the n_fma / G group terms.
+int term_count(const Datapath& dp);
+/// Integer bits of a term at its alignment exponent: a product (or c) is below 4 * 2^e (2 bits);
+/// a group term S * alpha.sig * beta.sig at e_alpha + e_beta is below
+/// G * 2^(emax_a + emax_b + 2) * scale_sig: emax_a + emax_b + 2 + clog2(G) (+ 2 for ue4m3 scales).
+int term_int_bits(const Datapath& dp);
+/// Width of an aligned term (aligner.v<i>, aligner.vc): sign, the integer bits, F fraction bits.
+int aligned_probe_width(const Datapath& dp);
 
 }  // namespace mc

@@ -45,8 +45,8 @@ struct RtlTop {
 /// IEEE-encoded).
 RtlTop rtl_top(const Datapath& dp, const std::string& module = "");
 
-/// The size limits checked before any RTL work (docs/cli.md, "Limits"): n_fma times the widest
-/// adder of the top. Every preset's top is within kRtlSizeLimit (the binary64 exact adders are
+/// The size limits checked before any RTL work (docs/cli.md, "Limits"): the lanes times the
+/// widest adder of the top (n_fma lanes; after a grouper, n_fma / G). Every preset's top is within kRtlSizeLimit (the binary64 exact adders are
 /// 4199 bits wide); `cost` takes designs within kCostSizeLimit (yosys needs over 10 minutes for
 /// the binary64 adders).
 constexpr long kRtlSizeLimit = 6144;

@@ -137,10 +137,18 @@ inline Product scale_term(const Product& p, const ScaleProduct& s);
 //   one infinity (or several of one sign): that Inf.
 /// by_sum: the term is aligned at the exponent of its own leading bit instead (a design choice,
 /// Datapath::group_by_sum), and a group that cancels to 0 is a Zero term.
-Product group_term(const Product* p, int n, const ScaleProduct& s, bool by_sum = false);
+/// lsb: the unit of the exact sum (group_lsb), so that the term's frac is the register's
+/// fixed binary point -lsb + scale.frac whatever the data.
+Product group_term(const Product* p, int n, const ScaleProduct& s, bool by_sum, int lsb);
 /// The exact sum of n finite products as a fixed-point value (grouper.s<g>, before the scale):
-/// value = v * 2^(exp - frac) with exp = 0. Throws std::overflow_error beyond 120 bits.
-Fixed group_sum(const Product* p, int n);
+/// value = v * 2^(exp - frac) with exp = 0 and frac = -lsb. Throws std::overflow_error beyond
+/// 120 bits.
+Fixed group_sum(const Product* p, int n, int lsb);
+/// The unit of a datapath's exact group sums: the weight of the lowest bit any product can
+/// have (2^(emin_a + emin_b - mbits_a - mbits_b); products rounded to out_fmt: its lowest),
+/// never above 2^0 (an integer sum keeps its unit bit). A register of that binary point holds
+/// every group sum exactly (the grouper's, rtl_model/mc_grouper.sv).
+int group_lsb(const Datapath& dp);
 
 // ---------------------------------------------------------------------------------------------
 // Special values (resolved before the adders, as the hardware detects them at the inputs).

@@ -83,8 +83,17 @@ int product_probe_width(const Datapath& dp) {
   return std::max(dp.a_fmt.mbits + dp.b_fmt.mbits + 2, dp.out_fmt.mbits + 1);
 }
 
+int term_count(const Datapath& dp) { return dp.group_size > 0 ? dp.n_fma / dp.group_size : dp.n_fma; }
+
+int term_int_bits(const Datapath& dp) {
+  if (dp.group_size <= 0) return 2;
+  return dp.a_fmt.emax() + dp.b_fmt.emax() + 2 + clog2(dp.group_size) + (dp.scale_fmt.mbits > 0 ? 2 : 0);
+}
+
+int aligned_probe_width(const Datapath& dp) { return std::min(dp.frac_bits + term_int_bits(dp) + 2, 128); }
+
 int fixed_probe_width(const Datapath& dp, int frac_max) {
-  return std::min(frac_max + 5 + clog2(dp.n_fma + 1), 128);
+  return std::min(frac_max + term_int_bits(dp) + 3 + clog2(dp.n_fma + 1), 128);
 }
 
 int group_probe_width(const Datapath& dp) {
@@ -148,8 +157,8 @@ void kind_signals(SignalTable& T, const PlannedStage& st) {
         I("aligner.e_max_even");
         B("aligner.sticky_even");
       }
-      for (int i = 0; i < n; ++i) add("aligner.v" + std::to_string(i), dp.frac_bits + 4, 'b');
-      if (!dp.late_c) add("aligner.vc", dp.frac_bits + 4, 'b');
+      for (int i = 0; i < term_count(dp); ++i) add("aligner.v" + std::to_string(i), aligned_probe_width(dp), 'b');
+      if (!dp.late_c) add("aligner.vc", aligned_probe_width(dp), 'b');
       break;
     }
     case StageKind::Adder:

@@ -182,9 +182,9 @@ RtlCost rtl_cost(const Datapath& dp) {
   // the top under a name of its own (no preset in the text): equal designs share the cache entry
   const RtlTop t = rtl_top(dp, "mc_cost_top");
   if (rtl_size(t, dp) > kCostSizeLimit)
-    throw InputError("datapath " + dp.name() + ": too large for matcore cost (yosys would run for many minutes): n_fma x "
-                     "widest adder = " + std::to_string(dp.n_fma) + " x " + std::to_string(rtl_size(t, dp) / dp.n_fma) +
-                     " bits > " + std::to_string(kCostSizeLimit) + " (docs/cli.md, \"Limits\")");
+    throw InputError("datapath " + dp.name() + ": too large for matcore cost (yosys would run for many minutes): lanes x "
+                     "widest adder = " + std::to_string(rtl_size(t, dp)) + " bits > " + std::to_string(kCostSizeLimit) +
+                     " (docs/cli.md, \"Limits\")");
   const Synthesis syn = synthesize(t, dp);
   const auto mods = parse_stat(syn.stat);
   const auto depth = parse_ltp(syn.ltp);

@@ -181,7 +181,7 @@ void grouper(const Datapath& dp, const StageStep&, Group& g, const Rec* tr) {
   for (int i = 0; i < g.n; i += G, ++m) {
     const int n = std::min(G, g.n - i);
     const ScaleProduct s = block_scale(dp, g, (g.k0 + i) / blk, tr, "grouper", m);
-    const Product t = group_term(g.t + i, n, s, dp.group_by_sum);
+    const Product t = group_term(g.t + i, n, s, dp.group_by_sum, group_lsb(dp));
     if (tr) {  // the group term S * alpha.sig * beta.sig at its alignment exponent
       const std::string l = std::to_string(m);
       const i128 v = static_cast<i128>(t.sig);

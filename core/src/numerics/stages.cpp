@@ -181,15 +181,18 @@ uint64_t exact_sum_round(const Product* t, int n, const Format& out, const Round
   return round_to_format(out, e, o);
 }
 
-Fixed group_sum(const Product* p, int n) {
-  int lsb = kNone;
-  for (int i = 0; i < n; ++i)
-    if (p[i].cls == Class::Normal && (lsb == kNone || p[i].exp - p[i].frac < lsb)) lsb = p[i].exp - p[i].frac;
-  if (lsb == kNone || lsb > 0) lsb = 0;  // integer sums keep their unit bit: frac >= 0
+int group_lsb(const Datapath& dp) {
+  int lsb = dp.a_fmt.emin() + dp.b_fmt.emin() - dp.a_fmt.mbits - dp.b_fmt.mbits;
+  if (dp.prod_round_out) lsb = std::min(lsb, dp.out_fmt.emin() - dp.out_fmt.mbits);
+  return std::min(lsb, 0);
+}
+
+Fixed group_sum(const Product* p, int n, int lsb) {
   Fixed f{0, 0, -lsb};
   for (int i = 0; i < n; ++i) {
     if (p[i].cls != Class::Normal) continue;
     const int sh = p[i].exp - p[i].frac - lsb;
+    if (sh < 0) throw std::logic_error("group_sum: a product below the group's unit 2^" + std::to_string(lsb));
     if (sh + msb_index(p[i].sig) >= 120) throw std::overflow_error("group_sum: products more than 120 bits apart");
     const i128 v = static_cast<i128>(p[i].sig << sh);
     f.v += p[i].sign ? -v : v;
@@ -197,7 +200,7 @@ Fixed group_sum(const Product* p, int n) {
   return f;
 }
 
-Product group_term(const Product* p, int n, const ScaleProduct& s, bool by_sum) {
+Product group_term(const Product* p, int n, const ScaleProduct& s, bool by_sum, int lsb) {
   Product r{};
   const SpecialKind k = resolve_specials(p, n);
   if (s.cls == Class::NaN || k == SpecialKind::NaNIn) { r.cls = Class::NaN; return r; }
@@ -217,7 +220,7 @@ Product group_term(const Product* p, int n, const ScaleProduct& s, bool by_sum) 
   // exact zero sum over the terms is the one over the products (zero_sum_sign)
   if (!any) { r.sign = all_neg && n > 0; return r; }
   if (s.cls == Class::Zero) return r;
-  const Fixed f = group_sum(p, n);
+  const Fixed f = group_sum(p, n, lsb);
   r.cls = Class::Normal;  // also when the group cancels to 0: it keeps its scale exponent
   r.sign = f.v < 0;
   r.sig = static_cast<u128>(f.v < 0 ? -f.v : f.v) * s.sig;

@@ -281,14 +281,14 @@ class Gen {
     std::ostringstream& body = at.body;
     const Dims& d = d_;
     use("mc_aligner.sv");
-    wire("w_al_v", (d.N + 1) * d.ALW);
+    wire("w_al_v", (d.NT + 1) * d.ALW);
     wire("w_al_e", d.XW, true);
     wire("w_al_none", 1);
     wire("w_al_st", 1);
     wire("w_al_e2", d.XW, true);
     wire("w_al_none2", 1);
     wire("w_al_st2", 1);
-    reg(S + "_v", (d.N + 1) * d.ALW);
+    reg(S + "_v", (d.NT + 1) * d.ALW);
     reg(S + "_e_max", d.XW, true);
     reg(S + "_e_none", 1);
     reg(S + "_sticky", 1);
@@ -296,7 +296,7 @@ class Gen {
     reg(S + "_none_even", 1);
     reg(S + "_sticky_even", 1);
     inst(S, "mc_aligner");
-    o_ << "  mc_aligner #(.N(" << d.N << "), .TF(" << d.TF << "), .SW(" << d.SW << "), .XW(" << d.XW << "), .F("
+    o_ << "  mc_aligner #(.N(" << d.NT << "), .TF(" << d.TF << "), .SW(" << d.SW << "), .XW(" << d.XW << "), .F("
        << d.F << "), .HAS_LIM(" << (dp_.emin_lim != kNone) << "), .EMIN_LIM("
        << (dp_.emin_lim != kNone ? dp_.emin_lim : 0) << "), .ALIGN_MODE(" << static_cast<int>(dp_.prod_align)
        << "),\n      .EARLY_C(" << !dp_.late_c << "), .HAS_CZE(" << (dp_.c_zero_exp != kNone) << "), .CZE("
@@ -327,7 +327,7 @@ class Gen {
     reg(S + "_none_even", 1);
     inst(S, "mc_adder");
     adder(S, d.SUMW);
-    o_ << "  mc_adder #(.N(" << d.N << "), .AW(" << d.ALW << "), .SUMW(" << d.SUMW << "), .ODDEVEN("
+    o_ << "  mc_adder #(.N(" << d.NT << "), .AW(" << d.ALW << "), .SUMW(" << d.SUMW << "), .ODDEVEN("
        << (dp_.late_c && dp_.interleave == 2) << ")) u_adder (.v(" << P << "_v), .s(w_ad_s), .s_even(w_ad_s2));\n";
     body << "    " << S << "_s <= w_ad_s;\n    " << S << "_s_even <= w_ad_s2;\n";
     for (const char* f : {"_e_max", "_e_none", "_e_even", "_none_even"}) body << "    " << S << f << " <= " << P << f << ";\n";
@@ -574,41 +574,52 @@ class Gen {
     body << "    " << S << "_d <= " << P << "_d;\n    " << S << "_d32 <= w_oc_d32;\n";
   }
 
-  /// ST-FDPA (rtl_model/mc_scaler.sv).
-  void e_scaler(At& at) { scaler(at.S, at.P, at.i); }
+  /// ST-FDPA (rtl_model/mc_scaler.sv) and GST-FDPA (rtl_model/mc_grouper.sv).
+  void e_scaler(At& at) { scale_stage(at.S, at.P, at.i, false); }
+  void e_grouper(At& at) { scale_stage(at.S, at.P, at.i, true); }
 
-  /// GST-FDPA has no Verilog module yet (rtl_top refuses it, naming group_size).
-  void e_none(At& at) {
-    throw std::logic_error("rtl: no Verilog module for stage kind " + std::string(to_string(at.st.kind)));
-  }
-
-  /// ST-FDPA: every product's exponent moved by its block's two E8M0 scale exponents
-  /// (rtl_model/mc_scaler.sv); the product record keeps the multiplier's widths.
-  void scaler(const std::string& S, const std::string& P, size_t i) {
+  /// The scale stages, before the specials detector. The scaler moves every product's exponent
+  /// by its block's two E8M0 scale exponents (the record keeps the multiplier's widths); the
+  /// grouper sums every G products exactly and scales each sum (NT = N / G term records).
+  void scale_stage(const std::string& S, const std::string& P, size_t i, bool group) {
     const Dims& d = d_;
-    use("mc_scaler.sv");
-    inst(S, "mc_scaler");
-    adder(S, d.XW);  // the exponent adders
+    const std::string m = group ? "mc_grouper" : "mc_scaler", w0 = group ? "w_g" : "w_s";
+    use(m + ".sv");
+    inst(S, m);
+    // the grouper's sum: its significant bits (a product's, its shift span, the carries), times the scales'
+    const int span = dp_.a_fmt.emax() + dp_.b_fmt.emax() - dp_.a_fmt.emin() - dp_.b_fmt.emin();
+    adder(S, group ? dp_.a_fmt.mbits + dp_.b_fmt.mbits + 2 + span + clog2(dp_.group_size) + 1 + 2 * (dp_.scale_fmt.mbits + 1) : d.XW);
     const char* w[] = {"p_cls", "p_sign", "p_inv", "p_ovf", "p_exp", "p_sig"};
-    const int width[] = {2 * d.N, d.N, d.N, d.N, d.N * d.XW, d.N * d.SW};
-    for (int k = 0; k < 6; ++k) wire(std::string("w_s") + w[k], width[k]), reg(S + "_" + w[k], width[k]);
-    wire("w_s_e_s", d.NS * d.XW);
-    wire("w_s_nan", d.NS);
+    const int n = group ? d.NT : d.N;
+    const int width[] = {2 * n, n, n, n, n * d.XW, n * d.SW};
+    for (int k = 0; k < 6; ++k) wire(w0 + w[k], width[k]), reg(S + "_" + w[k], width[k]);
     reg(S + "_lanes", d.N);
     reg(S + "_sa", 8 * d.NS);
     reg(S + "_sb", 8 * d.NS);
-    reg(S + "_e_s", d.NS * d.XW);
-    reg(S + "_s_nan", d.NS);
-    o_ << "  mc_scaler #(.N(" << d.N << "), .NS(" << d.NS << "), .LPS(" << d.LPS << "), .XW(" << d.XW << "), .SW(" << d.SW
-       << ")) u_scaler (\n      .lanes(" << P << "_lanes), .sa(" << P << "_sa), .sb(" << P << "_sb)";
-    for (const char* f : w) o_ << ", ." << f << "_in(" << P << "_" << f << ")";
+    if (group) {
+      o_ << "  mc_grouper #(.N(" << d.N << "), .G(" << dp_.group_size << "), .NS(" << d.NS << "), .LPS(" << d.LPS
+         << "), .SFMT(" << (dp_.scale_fmt == kE8M0 ? 0 : 1) << "), .TF(" << d.TF << "), .SW(" << d.SW << "), .XW("
+         << d.XW << "), .PF(" << d.PFRAC << "),\n      .EMINP(" << dp_.a_fmt.emin() + dp_.b_fmt.emin() << "), .EMAXP("
+         << dp_.a_fmt.emax() + dp_.b_fmt.emax() << ")) u_grouper (\n      .lanes(" << P << "_lanes), .sa(" << P
+         << "_sa), .sb(" << P << "_sb)";
+    } else {
+      wire("w_s_e_s", d.NS * d.XW);
+      wire("w_s_nan", d.NS);
+      reg(S + "_e_s", d.NS * d.XW);
+      reg(S + "_s_nan", d.NS);
+      o_ << "  mc_scaler #(.N(" << d.N << "), .NS(" << d.NS << "), .LPS(" << d.LPS << "), .XW(" << d.XW << "), .SW("
+         << d.SW << ")) u_scaler (\n      .lanes(" << P << "_lanes), .sa(" << P << "_sa), .sb(" << P << "_sb)";
+    }
+    for (const char* f : w)
+      if (!group || std::string(f) != "p_ovf") o_ << ", ." << f << "_in(" << P << "_" << f << ")";
     o_ << ",\n     ";
-    for (const char* f : w) o_ << " ." << f << "(w_s" << f << "),";
-    o_ << " .e_s(w_s_e_s), .s_nan(w_s_nan));\n  always_ff @(posedge clk) begin\n";
+    for (const char* f : w) o_ << (f == w[0] ? " ." : ", .") << f << "(" << w0 << f << ")";
+    o_ << (group ? "" : ", .e_s(w_s_e_s), .s_nan(w_s_nan)") << ");\n  always_ff @(posedge clk) begin\n";
     ctl_load(S, P, i);
-    for (const char* f : w) o_ << "    " << S << "_" << f << " <= w_s" << f << ";\n";
+    for (const char* f : w) o_ << "    " << S << "_" << f << " <= " << w0 << f << ";\n";
     for (const char* f : {"lanes", "sa", "sb"}) o_ << "    " << S << "_" << f << " <= " << P << "_" << f << ";\n";
-    o_ << "    " << S << "_e_s <= w_s_e_s;\n    " << S << "_s_nan <= w_s_nan;\n  end\n";
+    if (!group) o_ << "    " << S << "_e_s <= w_s_e_s;\n    " << S << "_s_nan <= w_s_nan;\n";
+    o_ << "  end\n";
   }
 
   void specials(const std::string& S, const std::string& P) {
@@ -620,7 +631,7 @@ class Gen {
     wire("w_sp_zs", 1);
     // c_final datapaths start every group from the group's c (the previous result) like any
     // other; the final c has its own specials in mc_pair_sum.
-    o_ << "  mc_specials #(.N(" << d_.N << "), .OW(" << d_.OW << "), .EWC(" << dp_.out_fmt.ebits << "), .MWC("
+    o_ << "  mc_specials #(.N(" << d_.NT << "), .OW(" << d_.OW << "), .EWC(" << dp_.out_fmt.ebits << "), .MWC("
        << dp_.out_fmt.mbits << "), .NAN_PROP(" << hex64(dp_.nan_propagate) << "), .NAN_INV(" << hex64(dp_.nan_invalid)
        << "),\n      .KEEP_SIGN(" << dp_.nan_keep_sign << "), .INF_AT_INPUTS(" << (dp_.adder != AdderKind::Pairwise)
        << "), .MODE(" << mode_of(dp_.out_round) << ")) u_specials (\n      .p_cls(" << P << "_p_cls), .p_sign(" << P
@@ -742,7 +753,7 @@ const Gen::RtlStage Gen::kRtlStages[kStageKinds] = {
     {StageKind::CFinal, &Gen::e_cfinal, false},
     {StageKind::OutConv, &Gen::e_outconv, false, false, true},
     {StageKind::Scaler, &Gen::e_scaler, true},
-    {StageKind::GroupSum, &Gen::e_none, false},
+    {StageKind::GroupSum, &Gen::e_grouper, true},
 };
 
 }  // namespace
@@ -754,30 +765,31 @@ std::string rtl_module_name(const Datapath& dp) {
 
 RtlTop rtl_top(const Datapath& dp, const std::string& module) {
   validate_datapath(dp);
-  if (dp.group_size > 0)
-    throw std::invalid_argument("datapath " + dp.name() + ": field 'group_size': no RTL for the grouper stage (GST-FDPA) yet");
-  if (dp.scaled() && !(dp.scale_fmt == kE8M0))
+  if (dp.scaled() && dp.group_size == 0 && !(dp.scale_fmt == kE8M0))
     throw std::invalid_argument("datapath " + dp.name() + ": field 'scale_fmt': the RTL scaler takes e8m0 scales only");
+  if (dp.group_size > 0 && !(dp.scale_fmt == kE8M0 || dp.scale_fmt == kUE4M3))
+    throw std::invalid_argument("datapath " + dp.name() + ": field 'scale_fmt': the RTL grouper takes e8m0 and ue4m3 scales only");
+  if (dp.group_size > 0 && dp.group_by_sum)
+    throw std::invalid_argument("datapath " + dp.name() + ": field 'group_align': the RTL grouper aligns at the scale exponents only (\"scale\")");
+  if (dp.group_size > 0 && dp.prod_round_out)
+    throw std::invalid_argument("datapath " + dp.name() + ": field 'prod_round_out': the RTL grouper sums exact products only");
   if (dp.out_fmt.enc != Encoding::IEEE)
     throw std::invalid_argument("datapath " + dp.name() + ": field 'out_fmt': the RTL rounder needs an IEEE-encoded output format");
   RtlTop t = Gen(dp, module).run();
   if (rtl_size(t, dp) > kRtlSizeLimit)
-    throw std::invalid_argument("datapath " + dp.name() + ": too large for the RTL engine: n_fma x widest adder = " +
-                                std::to_string(dp.n_fma) + " x " + std::to_string(rtl_size(t, dp) / dp.n_fma) +
-                                " bits > " + std::to_string(kRtlSizeLimit) + " (docs/cli.md, \"Limits\")");
+    throw std::invalid_argument("datapath " + dp.name() + ": too large for the RTL engine: lanes x widest adder = " +
+                                std::to_string(rtl_size(t, dp)) + " bits > " + std::to_string(kRtlSizeLimit) +
+                                " (docs/cli.md, \"Limits\")");
   return t;
 }
 
 long rtl_size(const RtlTop& t, const Datapath& dp) {
-  int widest = 0;
-  for (const auto& a : t.adders) widest = std::max(widest, a.second);
-  return static_cast<long>(dp.n_fma) * widest;
-}
-
-std::vector<std::string> rtl_stage_sources() {
-  return {"mc_decode.sv", "mc_round.sv", "mc_multiplier.sv", "mc_specials.sv", "mc_aligner.sv",
-          "mc_adder.sv", "mc_oddeven.sv", "mc_cadd.sv", "mc_normaliser.sv", "mc_exact_adder.sv",
-          "mc_pair_sum.sv", "mc_outconv.sv", "mc_scaler.sv"};
+  long size = 0;  // the stages of products have n_fma lanes, the later ones term_count (group sums)
+  for (const auto& a : t.adders) {
+    const bool products = a.first == "multiplier" || a.first == "scaler" || a.first == "grouper";
+    size = std::max(size, static_cast<long>(products ? dp.n_fma : term_count(dp)) * a.second);
+  }
+  return size;
 }
 
 }  // namespace mc

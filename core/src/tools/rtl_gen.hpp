@@ -21,6 +21,8 @@ struct Dims {
   int X_LSB, X_ACCW;       // exact adder
   int P_LSB;               // pair sums: lowest bit
   int NS = 0, LPS = 0;     // ST-FDPA scaler: scale pairs per group, products per pair (0: unscaled)
+  int NT = 0, IB = 2;      // terms of the aligner and adder besides c (products or group sums), their integer bits
+  int GF = 0;              // GST-FDPA: fraction bits of the C++ group-sum record (grouper.s<g>)
 };
 
 Dims dims_of(const Datapath& dp);

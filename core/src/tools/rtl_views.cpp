@@ -1,11 +1,14 @@
-// matcore RTL generator: the widths of a generated top (docs/rtl.md, "Widths") and the
-// expressions of the documented views, the named blocks at the end of each top.
+// matcore RTL generator: the widths of a generated top (docs/rtl.md, "Widths"), the
+// expressions of the documented views (the named blocks at the end of each top) and the list of
+// stage modules.
 #include "rtl_gen.hpp"
 
 #include <algorithm>
 #include <cstdlib>
 
 #include "matcore/bits.hpp"
+#include "matcore/rtl.hpp"
+#include "matcore/stages.hpp"
 
 namespace mc {
 namespace rtlgen {
@@ -19,12 +22,21 @@ Dims dims_of(const Datapath& dp) {
   d.DW = dp.out_fmt.width() < 32 ? 32 : dp.out_fmt.width();
   const int pfr = dp.a_fmt.mbits + dp.b_fmt.mbits, mc = dp.out_fmt.mbits;
   d.TF = std::max(pfr, mc);
-  d.SW = d.TF + 2;
+  d.NT = term_count(dp);
+  d.IB = term_int_bits(dp);
+  if (dp.group_size > 0) {
+    // group terms share the products' record: TF leaves the products' low bits free for the
+    // scales' fraction bits (the grouper's realignment is exact) and holds the C++ record's
+    const int sfrac = 2 * dp.scale_fmt.mbits, eminp = dp.a_fmt.emin() + dp.b_fmt.emin();
+    d.GF = -group_lsb(dp) + sfrac;
+    d.TF = std::max(d.TF + std::max(0, sfrac - eminp), d.GF);
+  }
+  d.SW = d.TF + d.IB;
   d.PFRAC = dp.prod_round_out ? mc : pfr;
   const int lg = clog2(d.N + 1);
   d.F = dp.frac_bits;
-  d.ALW = d.F + 4;
-  d.SUMW = d.F + 5 + lg;
+  d.ALW = d.F + d.IB + 2;  // = aligned_probe_width: a term is below 2^IB at e_max
+  d.SUMW = d.ALW + 1 + lg;
   d.PF = dp.partial_frac;
   d.OEW = d.PF + 5 + lg;
   const bool oe = dp.late_c && dp.interleave == 2;
@@ -100,6 +112,30 @@ std::string scaler_view(const View& v) {
          ")) : 32'd0)";
 }
 
+/// grouper.sa<m>, sb<m> (0 for a group with no active lane), s<m> with _e, _f (the C++ record:
+/// the signed sum at GF fraction bits, exponent e_alpha + e_beta) and e<m> (a zero term: e_zero).
+std::string grouper_view(const View& v) {
+  const Dims& d = v.c.d;
+  const Datapath& dp = v.c.dp;
+  const std::string& sig = v.sig;
+  const bool scale = sig.rfind("sa", 0) == 0 || sig.rfind("sb", 0) == 0;
+  const int m = View::num(sig, scale ? 2 : 1);
+  // a group no lane of the instruction's group reaches has no record (0), nor has a group
+  // term that is not finite a sum (s, s_e, s_f: 0)
+  const std::string ms = std::to_string(m), cls = View::slice("grouper_p_cls", m, 2);
+  const std::string on = "grouper_lanes[" + std::to_string(m * dp.group_size) + "]", fin = "(" + on + " && " + cls + " == 2'd1)";
+  const std::string exp = "32'($signed(" + View::slice("grouper_p_exp", m, d.XW) + "))";
+  if (scale) return "(" + on + " ? " + View::slice("grouper_" + sig.substr(0, 2), m * dp.group_size / d.LPS, 8) + " : 8'd0)";
+  if (sig[0] == 'e')
+    return "(" + fin + " ? " + exp + " : " + on + " && " + cls + " == 2'd0 ? " +
+           (dp.emin_lim == kNone ? std::string("32'h80000000") : "32'(" + std::to_string(dp.emin_lim) + ")") + " : 32'd0)";
+  if (v.ends("_e")) return "(" + fin + " ? " + exp + " : 32'd0)";
+  if (v.ends("_f")) return "(" + fin + " ? 32'(" + std::to_string(d.GF) + ") : 32'd0)";
+  const std::string w = std::to_string(v.f.width), mag = w + "'(" + View::slice("grouper_p_sig", m, d.SW) + " >> " +
+                                                         std::to_string(d.TF - d.GF) + ")";
+  return "(grouper_p_sign[" + ms + "] ? " + w + "'(" + w + "'(0) - " + mag + ") : " + mag + ")";
+}
+
 /// aligner.e_max(_odd, _even), sticky(_odd, _even), v<i>, vc.
 std::string aligner_view(const View& v) {
   const Dims& d = v.c.d;
@@ -108,7 +144,7 @@ std::string aligner_view(const View& v) {
   if (sig == "e_max_even") return "32'(aligner_e_even)";
   if (sig == "sticky" || sig == "sticky_odd") return "aligner_sticky";
   if (sig == "sticky_even") return "aligner_sticky_even";
-  if (sig == "vc") return View::slice("aligner_v", d.N, d.ALW);
+  if (sig == "vc") return View::slice("aligner_v", d.NT, d.ALW);
   return View::slice("aligner_v", View::num(sig, 1), d.ALW);
 }
 
@@ -167,6 +203,7 @@ std::string view_expr(const RtlViewCtx& c, const SignalField& f) {
   }
   if (pre == "multiplier") return multiplier_view(v);
   if (pre == "scaler") return scaler_view(v);
+  if (pre == "grouper") return grouper_view(v);
   if (pre == "aligner") return aligner_view(v);
   if (pre == "adder" && sig.rfind("pair", 0) == 0) {
     const int level = View::num(sig, 4);
@@ -189,4 +226,11 @@ std::string view_expr(const RtlViewCtx& c, const SignalField& f) {
 }
 
 }  // namespace rtlgen
+
+std::vector<std::string> rtl_stage_sources() {
+  return {"mc_decode.sv", "mc_round.sv", "mc_multiplier.sv", "mc_specials.sv", "mc_aligner.sv",
+          "mc_adder.sv", "mc_oddeven.sv", "mc_cadd.sv", "mc_normaliser.sv", "mc_exact_adder.sv",
+          "mc_pair_sum.sv", "mc_outconv.sv", "mc_scaler.sv", "mc_grouper.sv"};
+}
+
 }  // namespace mc
