@@ -150,7 +150,7 @@ struct ExploreCmd {
       cz.push_back(widen_result(c.dp, zero));
       const uint64_t r = explore_reference(c.dp, a.data(), b.data(), k, ns ? sa.data() : nullptr, ns ? sb.data() : nullptr);
       ref.push_back(widen_result(c.dp, r));
-      const uint64_t d = c.dp.scaled() ? dot(c.dp, a.data(), b.data(), k, zero, ScaleRefs{sa.data(), sb.data()}) : fd(a.data(), b.data(), k, zero);
+      const uint64_t d = fd(a.data(), b.data(), k, zero, ScaleRefs{sa.data(), sb.data()});
       char buf[160];
       std::snprintf(buf, sizeof buf, "%llu %.6g 0x%s 0x%s\n", static_cast<unsigned long long>(bad.second), bad.first,
                     to_hex_bits(c.dp.out_fmt, d).c_str(), to_hex_bits(c.dp.out_fmt, r).c_str());

@@ -182,16 +182,16 @@ U64 py_dot(const Datapath& dp, const py::handle& ah, const py::handle& bh, const
     });
     return d;
   }
-  if (dp.scaled()) {  // the reference stages (no fast kernel takes scales yet)
+  const FastDot fd(dp);
+  if (dp.scaled()) {  // sample by sample (ST-FDPA with E8M0 scales: the fused kernel)
     const int per = scales_per_sample(dp, K);
     const uint64_t *sap = sa.size() ? sa.data() : nullptr, *sbp = sb.size() ? sb.data() : nullptr;
     parallel_for(N, threads, [&](size_t i) {
       const ScaleRefs r{sap ? sap + i * per : nullptr, sbp ? sbp + i * per : nullptr};
-      dp_out[i] = dot(dp, ap + i * K, bp + i * K, K, cp ? cp[i] : 0, r);
+      dp_out[i] = fd(ap + i * K, bp + i * K, K, cp ? cp[i] : 0, r);
     });
     return d;
   }
-  const FastDot fd(dp);
   std::vector<uint64_t> zeros(cp ? 0 : std::min<size_t>(N, 1024), 0);
   const size_t chunks = (N + 1023) / 1024;
   parallel_for(chunks, threads, [&](size_t ch) {  // the fast kernels' batch: 1024 samples a task

@@ -381,6 +381,8 @@ TEST(BlockScaled, EqualsAnIndependentModel) {
       const Sample s = random_sample(*dp, K, g, i);
       const uint32_t want = oracle(*dp, s.a, s.b, s.sa, s.sb, s.c);
       const uint64_t got = dot(*dp, s.a.data(), s.b.data(), K, s.c, ScaleRefs{s.sa.data(), s.sb.data()});
+      // the fast kernel with the scales (ST-FDPA: the fused kernel; GST-FDPA: the stages)
+      EXPECT_EQ(fd(s.a.data(), s.b.data(), K, s.c, ScaleRefs{s.sa.data(), s.sb.data()}), want) << dp->name() << " sample " << i;
       if (got != want && ++mismatches <= 3) {
         std::string in;
         for (int k = 0; k < K; ++k) in += to_hex_bits(dp->a_fmt, s.a[k]) + "*" + to_hex_bits(dp->b_fmt, s.b[k]) + " ";
@@ -397,6 +399,31 @@ TEST(BlockScaled, EqualsAnIndependentModel) {
     std::vector<uint64_t> one(s.sa.size(), unit_scale_bits(dp->scale_fmt));
     EXPECT_EQ(fd(s.a.data(), s.b.data(), dp->k_default, s.c), oracle(*dp, s.a, s.b, one, one, s.c)) << dp->name();
   }
+}
+
+// The block-scaled samples on the fast kernel (FastDot with scales: ST-FDPA with E8M0 scales
+// on the fused kernel, the CDNA4 late-c and odd/even datapaths included) against the reference
+// stages, on every block-scaled preset: NaN, zero and extreme scales, specials, K of one
+// instruction, of several (the last partial) and K = 1.
+TEST(BlockScaled, FastKernelWithScalesEqualsTheStages) {
+  std::mt19937_64 g(777);
+  int presets = 0;
+  for (const Datapath& dp : all_presets()) {
+    if (!dp.scaled()) continue;
+    ++presets;
+    const FastDot fd(dp);
+    int mismatches = 0;
+    for (int i = 0; i < 300; ++i) {
+      const int K = i % 3 == 0 ? dp.k_default : i % 3 == 1 ? 2 * dp.n_fma + 3 : 1;
+      const Sample s = random_sample(dp, K, g, i);
+      const ScaleRefs r{s.sa.data(), s.sb.data()};
+      const uint64_t want = dot(dp, s.a.data(), s.b.data(), K, s.c, r), got = fd(s.a.data(), s.b.data(), K, s.c, r);
+      if (got != want && ++mismatches <= 2)
+        ADD_FAILURE() << dp.name() << " sample " << i << " K=" << K << ": fast 0x" << to_hex(got) << " stages 0x" << to_hex(want);
+    }
+    EXPECT_EQ(mismatches, 0) << dp.name();
+  }
+  EXPECT_GT(presets, 100);
 }
 
 // The CDNA4 hypotheses (v_mfma_scale_f32_*_f8f6f4: the CDNA3 odd/even datapath with a scaler,

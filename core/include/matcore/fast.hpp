@@ -37,6 +37,7 @@
 #include <string>
 
 #include "matcore/datapath.hpp"
+#include "matcore/model.hpp"
 
 namespace mc {
 
@@ -46,6 +47,11 @@ class FastDot {
   explicit FastDot(const Datapath& dp);
   /// d for one sample: the same contract and the same bits as dot(dp, a, b, K, c).
   uint64_t operator()(const uint64_t* a, const uint64_t* b, int K, uint64_t c) const;
+  /// d for one block-scaled sample: the same bits as dot(dp, a, b, K, c, scales). ST-FDPA with
+  /// power-of-two scales on the fused adder runs on the fused kernel (the scale exponents added
+  /// to the products'); the other datapaths and any sample with a NaN scale, the reference
+  /// stages. An unscaled datapath ignores the scales.
+  uint64_t operator()(const uint64_t* a, const uint64_t* b, int K, uint64_t c, const ScaleRefs& scales) const;
   /// d[i] = (*this)(a + i*K, b + i*K, K, c[i]) for i < n. The fused datapaths on 64-bit
   /// integers and the pairwise trees with products of at most 24 x 24 bits, and the exact
   /// adders with significands of up to 53 bits, run 16 samples at once through SIMD lane

@@ -135,9 +135,11 @@ uint64_t late_tail(const Impl& I, T so, int eo, T sn, int en, const CTerm& c, bo
 
 // ---------------------------------------------------------------------------------------------
 // Fused multi-term adder (CDNA3, NVIDIA): aligner, adder, [oddeven], [cadd, normaliser], rounder.
+// eoff (ST-FDPA): each product's exponent moves by its block's scale exponents (power-of-two
+// scales, the scaler stage of stages.hpp scale_term); nullptr: unscaled.
 template <class S, class T>
-bool fused_group(const Impl& I, const uint64_t* a, const uint64_t* b, int n, uint64_t cbits,
-                 uint64_t& out) {
+bool fused_terms(const Impl& I, const uint64_t* a, const uint64_t* b, int n, uint64_t cbits,
+                 uint64_t& out, const int* eoff) {
   const Datapath& dp = I.dp;
   S sig[kGroupMax];
   int ex[kGroupMax];
@@ -145,6 +147,7 @@ bool fused_group(const Impl& I, const uint64_t* a, const uint64_t* b, int n, uin
   bool any_nz = false, all_neg = true;
   for (int i = 0; i < n; ++i) {
     if (!product<S>(I, a[i], b[i], sig[i], ex[i], ng[i])) return false;
+    if (eoff) ex[i] += eoff[i];
     any_nz |= sig[i] != 0;
     all_neg &= ng[i];
   }
@@ -195,6 +198,40 @@ bool fused_group(const Impl& I, const uint64_t* a, const uint64_t* b, int n, uin
   }
   out = late_tail<T>(I, so, eo, sn, en, c, zs);
   return true;
+}
+
+template <class S, class T>
+bool fused_group(const Impl& I, const uint64_t* a, const uint64_t* b, int n, uint64_t cbits, uint64_t& out) {
+  return fused_terms<S, T>(I, a, b, n, cbits, out, nullptr);
+}
+
+/// ST-FDPA with power-of-two scales (E8M0; any scale pair whose significand product is 1) on
+/// the fused kernel: the scale exponents added to the products' (the scaler), then the same
+/// aligner, adder and rounder. A NaN or zero scale, a scale pair with a significand, or a group
+/// that leaves the kernel's range: the whole sample on the reference stages.
+template <class S, class T>
+uint64_t dot_scaled(const Impl& I, const uint64_t* a, const uint64_t* b, int K, uint64_t c, const ScaleRefs& sr) {
+  const Datapath& dp = I.dp;
+  const uint64_t one = unit_scale_bits(dp.scale_fmt);
+  int eoff[kGroupMax];
+  uint64_t acc = c;
+  int jlast = -1, elast = 0;
+  for (int k0 = 0; k0 < K || k0 == 0; k0 += dp.n_fma) {
+    const int n = std::max(0, std::min(dp.n_fma, K - k0));
+    for (int i = 0; i < n; ++i) {
+      const int j = (k0 + i) / dp.scale_block;
+      if (j != jlast) {
+        const ScaleProduct p = scale_product(dp.scale_fmt, sr.a ? sr.a[j] : one, sr.b ? sr.b[j] : one);
+        if (p.cls != Class::Normal || p.sig != (u128{1} << p.frac)) return dot(dp, a, b, K, c, sr);
+        jlast = j;
+        elast = p.exp;
+      }
+      eoff[i] = elast;
+    }
+    if (!fused_terms<S, T>(I, a + k0, b + k0, n, acc, acc, eoff)) return dot(dp, a, b, K, c, sr);
+    if (K == 0) break;
+  }
+  return acc;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -399,6 +436,18 @@ const ScalarStrategy kScalarStrategies[] = {
      &dot_with<exact_group<uint64_t>>, &dot_with<exact_group<u128>>},
 };
 const ScalarStrategy kReferenceOnly{Kernel::Reference, nullptr, nullptr, nullptr};
+
+/// The block-scaled samples' kernel (FastDot::operator() with scales): ST-FDPA on the fused
+/// adder in k order, without the final c addition; nullptr: the reference stages (GST-FDPA,
+/// the other adders).
+fastk::ScaledFn choose_scaled(const Impl& I) {
+  const Datapath& dp = I.dp;
+  if (!dp.scaled() || dp.group_size > 0 || dp.adder != AdderKind::Fused || dp.pair_interleave || dp.c_final_add)
+    return nullptr;
+  const bool wide = I.raw_frac + 2 > 64, i64 = fused_fits_i64(I);
+  if (i64) return wide ? &dot_scaled<u128, int64_t> : &dot_scaled<uint64_t, int64_t>;
+  return wide ? &dot_scaled<u128, i128> : &dot_scaled<uint64_t, i128>;
+}
 const ScalarStrategy& choose_scalar(const Impl& I) {
   for (const ScalarStrategy& s : kScalarStrategies)
     if (s.applies(I)) return s;
@@ -424,12 +473,19 @@ FastDot::FastDot(const Datapath& dp) {
   I->fn = I->raw_frac + 2 > 64 ? st.wide_prod : st.narrow_prod;
   if (!I->fn) I->fn = &reference_dot;
   I->name = fastk::kernel_name(I->kernel);
+  I->scaled_fn = choose_scaled(*I);
   fastk::lower_for_lanes(*I);
   impl_ = std::move(I);
 }
 
 uint64_t FastDot::operator()(const uint64_t* a, const uint64_t* b, int K, uint64_t c) const {
   return impl_->fn(*impl_, a, b, K, c);
+}
+
+uint64_t FastDot::operator()(const uint64_t* a, const uint64_t* b, int K, uint64_t c, const ScaleRefs& s) const {
+  const Impl& I = *impl_;
+  if (!I.dp.scaled()) return I.fn(I, a, b, K, c);
+  return I.scaled_fn ? I.scaled_fn(I, a, b, K, c, s) : dot(I.dp, a, b, K, c, s);
 }
 
 namespace {

@@ -165,6 +165,8 @@ struct RoundK : lanes::LaneRound {
   }
 };
 
+/// The kernel of one block-scaled sample (FastDot::operator() with scales).
+using ScaledFn = uint64_t (*)(const FastDot::Impl&, const uint64_t*, const uint64_t*, int, uint64_t, const ScaleRefs&);
 /// The scalar kernels (FastDot::strategy() gives their names).
 enum class Kernel : uint8_t { Reference, FusedI64, FusedI128, PairwiseI128, ExactI128 };
 inline const char* kernel_name(Kernel k) {
@@ -190,6 +192,7 @@ struct FastDot::Impl {
   int cmb = 0;         // out_fmt.mbits (fraction bits of c)
   uint64_t (*fn)(const Impl&, const uint64_t*, const uint64_t*, int, uint64_t) = nullptr;
   fastk::Kernel kernel = fastk::Kernel::Reference;
+  fastk::ScaledFn scaled_fn = nullptr;  ///< block-scaled samples: nullptr, the reference stages
   const char* name = "reference";
   // batch(): the lane kernels on lanes::kLanes samples at once (fast_lanes.hpp): the fused
   // group, the pairwise tree, the exact adder, the final c addition

@@ -265,9 +265,7 @@ struct SampleWorker {
 
   /// The design's result on the current inputs (block-scaled: with the blocks' scales).
   uint64_t run_dp() const {
-    const ScaleRefs sr{sa.data(), sb.data()};
-    return m.dp.scaled() ? dot(m.dp, a.data(), b.data(), m.k, zero_bits(m.out, false), sr)
-                         : m.fd(a.data(), b.data(), m.k, zero_bits(m.out, false));
+    return m.fd(a.data(), b.data(), m.k, zero_bits(m.out, false), ScaleRefs{sa.data(), sb.data()});
   }
 
   /// Sample i's inputs into a, b (and sa, sb): block-scaled, the workload's values quantised

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "matcore/fast.hpp"
 #include "matcore/model.hpp"
 #include "matcore/output.hpp"
 #include "matcore/threads.hpp"
@@ -47,11 +48,12 @@ StreamResult stream_scaled(const Datapath& dp, const std::string& pa, const std:
   std::vector<uint64_t> got(s.n);
   threads = thread_count(threads);
   const size_t chunk = (s.n + threads - 1) / threads;
+  const FastDot fd(dp);  // ST-FDPA with E8M0 scales: the fused kernel; else the reference stages
   run_parallel(threads, [&](unsigned t) {
     const size_t i0 = std::min(s.n, t * chunk), i1 = std::min(s.n, i0 + chunk);
     for (size_t i = i0; i < i1; ++i) {
       const ScaleRefs r{&SA.v[i * per], &SB.v[i * per]};
-      got[i] = widen_result(dp, dot(dp, &s.a[i * s.K], &s.b[i * s.K], s.K, zero_c ? 0 : s.c[i], r));
+      got[i] = widen_result(dp, fd(&s.a[i * s.K], &s.b[i * s.K], s.K, zero_c ? 0 : s.c[i], r));
     }
   });
   StreamResult res;
