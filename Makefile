@@ -41,10 +41,12 @@ bench-check: build
 	./$(BUILD)/bench_check $(BENCH_CHECK_N)
 
 # The paper's applications on the Python module (docs/applications.md): regenerates
-# docs/img/multiword-*.{csv,png} (about 20 minutes on 2 cores) and docs/img/smd-*.{csv,png} (2 min).
+# docs/img/multiword-*.{csv,png} (about 20 minutes on 2 cores), docs/img/smd-*.{csv,png} (2 min)
+# and docs/img/digits.{csv,png} (3 s).
 apps: build
 	PYTHONPATH=$(BUILD)/python /usr/bin/python3 -m apps.multiword --out docs/img
 	PYTHONPATH=$(BUILD)/python /usr/bin/python3 -m apps.smd --out docs/img
+	PYTHONPATH=$(BUILD)/python /usr/bin/python3 -m apps.digits --out docs/img
 
 # libFuzzer targets (fuzz/, scripts/fuzz.sh): build-fuzz/, crash artifacts in build-fuzz/artifacts/;
 # fails on any crash.

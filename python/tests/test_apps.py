@@ -56,3 +56,25 @@ def test_smd_reduced():
         # bf16 (8 bits) strays further from binary64 than fp16 (11 bits) on every model
         for arch in ("mi100", "mi250", "mi300x", "b200"):
             assert curves[arch + "/bf16"] > curves[arch + "/fp16"], curves
+
+
+def test_digits_reduced():
+    """The digits classifier (apps/digits): binary16 keeps binary64's predictions with a logit
+    error that is mostly the input rounding (the accumulator alone adds about 1e-6), NVFP4's
+    4-bit elements lose far more than binary16, and a datapath file is a design like a preset."""
+    from apps.digits.__main__ import main as digits
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "f12.toml"), "w") as f:
+            f.write('base = "h100/fp16"\narch = "f12"\nfrac_bits = 12\n')
+        rows = digits(["--out", d, "--epochs", "30", "--dp", "h100/fp16", "--dp", "b200/nvfp4/tcgen05",
+                       "--dp", os.path.join(d, "f12.toml")])
+        assert os.path.getsize(os.path.join(d, "digits.png")) > 1000
+        with open(os.path.join(d, "digits.csv")) as f:
+            assert len(list(csv.DictReader(f))) == 4
+    ref, fp16, nvfp4, f12 = rows
+    assert float(ref[2]) > 0.9  # the binary64 network classifies
+    assert abs(float(fp16[2]) - float(ref[2])) <= 0.004 and fp16[3] <= 2
+    assert 1e-4 < float(fp16[4]) < 1e-2 and float(fp16[5]) < 1e-4
+    assert float(nvfp4[4]) > 50 * float(fp16[4])
+    # 12 fraction bits in the aligner: the accumulator's own error is now visible
+    assert float(f12[5]) > 100 * float(fp16[5])
