@@ -272,7 +272,7 @@ struct FileArgs {
   void add(CLI::App* cmd, const std::string& d_help, bool inputs_required = true) {
     dpa.add(cmd);
     for (auto [name, var] : {std::pair<const char*, std::string*>{"--a", &a}, {"--b", &b}, {"--c", &c}}) {
-      CLI::Option* o = Program::text(cmd, name, *var, std::string(name + 2) + " file");
+      CLI::Option* o = Program::text(cmd, name, *var, std::string(name + 2) + " file (text, or .npy: docs/vector-format.md)");
       if (inputs_required) o->required();
     }
     Program::text(cmd, "--d", d, d_help)->required();
@@ -400,7 +400,7 @@ struct SampleCmd {
   int k = 0;
   unsigned long long n = 0;
   unsigned seed = 0, threads = 0;
-  bool subnormal = false, widen = false;
+  bool subnormal = false, widen = false, npy = false;
   int run() const {
     SampleSpec s;
     if (!arch.empty()) {
@@ -444,6 +444,12 @@ struct SampleCmd {
                        std::to_string(s.scale_fmt.emin() - (s.scale_fmt.enc == Encoding::Pow2 ? 1 : 0)) + ".." +
                        std::to_string(s.scale_fmt.emax()));
     s.native = !widen;
+    if (npy) {
+      if (widen) throw UsageError("--npy writes the formats' own patterns: no --widen");
+      write_samples_npy(s, out, threads);
+      std::printf("wrote %llu samples (k=%d, %s) to %s/{a,b,c}.npy\n", n, s.K, strategy.c_str(), out.c_str());
+      return 0;
+    }
     write_samples(s, out, threads, true);
     std::printf("wrote %llu samples (k=%d, %s) to %s/{a,b,c%s}.txt\n", n, s.K, strategy.c_str(), out.c_str(),
                 s.scale_block ? ",sa,sb" : "");
@@ -579,6 +585,7 @@ static void add_sample_command(Program& p, SampleCmd& sm) {
   Program::text(c, "--ec", sm.ec, "exponent range LO,HI of c");
   Program::text(c, "--es", sm.es, "exponent range LO,HI of the block scales (block-scaled types; default -8,8)");
   c->add_flag("--widen", sm.widen, "write fp8/fp16/bf16 values widened to binary32 (the hwdata form)");
+  c->add_flag("--npy", sm.npy, "write the binary form: a.npy, b.npy, c.npy (NumPy arrays of bit patterns; run/validate read them)");
   threads_option(c, sm.threads);
 }
 

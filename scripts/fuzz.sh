@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 SECS=${FUZZ_SECONDS:-30}
 B=${FUZZ_BUILD:-build-fuzz}
 JOBS=${JOBS:-$(nproc)}
-TARGETS=${FUZZ_TARGETS:-"fuzz_ab_reader fuzz_stream fuzz_exact fuzz_table fuzz_cli fuzz_datapath"}
+TARGETS=${FUZZ_TARGETS:-"fuzz_ab_reader fuzz_stream fuzz_exact fuzz_table fuzz_cli fuzz_datapath fuzz_npy"}
 
 CC=${CC:-clang-15} CXX=${CXX:-clang++-15} cmake -S . -B "$B" -G Ninja \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMATCORE_FUZZ=ON -DMATCORE_TESTS=OFF -DMATCORE_CORE_ONLY=ON \

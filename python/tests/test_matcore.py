@@ -345,3 +345,25 @@ def test_cost_is_the_cli_cost():
     assert int(total[1]) == r["cells"] and round(r["nand2"]) == int(total[2])
     assert r["depth"] == max(s["depth"] for s in r["stages"]) > 0
     assert r["nand2_per_product"] == pytest.approx(r["nand2"] / 4)
+
+
+def test_npy_vector_files():
+    """The binary form (docs/vector-format.md): NumPy reads what `sample --npy` and `run`
+    write, the module's dot on those arrays gives run's d, and arrays NumPy writes are
+    validated by the command line."""
+    dp = matcore.preset("mi300x", "fp16")
+    with tempfile.TemporaryDirectory() as d:
+        cli("sample", "--arch", "mi300x", "--type", "fp16", "--n", "2000", "--seed", "4", "--npy", "--out", d)
+        cli("run", "--arch", "mi300x", "--type", "fp16", "--a", d + "/a.npy", "--b", d + "/b.npy", "--c", d + "/c.npy",
+            "--d", d + "/d.npy")
+        a, b, c, dd = (np.load(os.path.join(d, f + ".npy"), mmap_mode="r") for f in "abcd")
+        assert a.dtype == np.uint16 and a.shape == (2000, 16) and c.dtype == np.uint32 and dd.shape == (2000,)
+        got = matcore.dot(dp, a.astype(np.uint64), b.astype(np.uint64), c.astype(np.uint64))
+        assert np.array_equal(got, dd.astype(np.uint64))
+        bad = np.array(dd, dtype=np.uint32)
+        bad[7] ^= 1
+        np.save(os.path.join(d, "bad.npy"), bad)
+        r = subprocess.run([CLI, "validate", "--arch", "mi300x", "--type", "fp16", "--a", d + "/a.npy", "--b", d + "/b.npy",
+                            "--c", d + "/c.npy", "--d", d + "/bad.npy"], capture_output=True, text=True)
+        assert r.returncode == 1 and "mismatch sample 7 (a line 8, d line 8)" in r.stdout
+        assert "samples=2000 mismatches=1" in r.stdout

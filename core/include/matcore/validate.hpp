@@ -69,6 +69,17 @@ struct ScaleFiles {
 /// sa.txt / sb.txt in the a file's folder; a missing file is an InputError naming it.
 ScaleFiles resolve_scale_files(const Datapath& dp, const std::string& a_path, const ScaleFiles& given);
 
+/// stream_files on the binary form (.npy arrays: matcore/npy.hpp; a .npy a file selects it): a,
+/// b (N, K), c and d (N,), the output d (N,) written as .npy. No block scales, one process.
+StreamResult stream_npy(const Datapath& dp, const std::string& a, const std::string& b, const std::string& c,
+                        const std::string& d, const std::string& out, int expect_k, bool zero_c, unsigned threads,
+                        size_t keep);
+
+/// sample --npy: the set write_samples writes (the same streams: the same bits), as DIR/a.npy,
+/// b.npy (N, K) of the input formats' patterns and c.npy (N,) of binary32/binary64 patterns.
+struct SampleSpec;
+uint64_t write_samples_npy(const SampleSpec& s, const std::string& dir, unsigned threads = 0);
+
 StreamResult validate_files(const Datapath& dp, const std::string& a, const std::string& b,
                             const std::string& c, const std::string& d, int expect_k = 0,
                             bool zero_c = false, unsigned threads = 0, size_t keep = 10,

@@ -1,0 +1,212 @@
+// The binary form of the vector format (.npy arrays of bit patterns, matcore/npy.hpp):
+// validate / run map the arrays, never parse them, and each thread widens its block of samples
+// into 64-bit words and runs FastDot::batch (the lane kernels) on it; sample --npy writes them.
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+
+#include "matcore/dist.hpp"
+#include "matcore/fast.hpp"
+#include "matcore/npy.hpp"
+#include "matcore/output.hpp"
+#include "matcore/sample.hpp"
+#include "matcore/threads.hpp"
+#include "matcore/validate.hpp"
+#include "matcore/vectors.hpp"
+
+namespace mc {
+
+namespace {
+
+constexpr uint64_t kBlock = 4096;  // samples a thread evaluates at once
+
+/// The arrays of one command, their shapes checked against each other.
+struct NpySet {
+  NpyArray A, B, C;
+  std::unique_ptr<NpyArray> D;
+  uint64_t n = 0;
+  int K = 0;
+  NpySet(const std::string& pa, const std::string& pb, const std::string& pc, const std::string& pd, int expect_k)
+      : A(pa), B(pb), C(pc), D(pd.empty() ? nullptr : std::make_unique<NpyArray>(pd)) {
+    A.expect_dims(2, "a");
+    B.expect_dims(2, "b");
+    C.expect_dims(1, "c");
+    if (D) D->expect_dims(1, "d");
+    n = A.shape()[0];
+    const uint64_t k = A.shape()[1];
+    if (B.shape() != A.shape())
+      throw InputError(pb + ": header field 'shape': (" + std::to_string(B.shape()[0]) + ", " + std::to_string(B.shape()[1]) +
+                       ") differs from " + pa + "'s (" + std::to_string(n) + ", " + std::to_string(k) + ")");
+    if (k < 1 || k > (uint64_t{1} << 20))
+      throw InputError(pa + ": header field 'shape': K = " + std::to_string(k) + " (1 .. 2^20 values a sample)");
+    K = static_cast<int>(k);
+    if (expect_k && expect_k != K)
+      throw InputError(pa + ": header field 'shape': K = " + std::to_string(K) + ", but --k " + std::to_string(expect_k) + " was given");
+    if (n == 0) throw InputError(pa + ": header field 'shape': no samples");
+    for (const NpyArray* x : {&C, D.get()})
+      if (x && x->shape()[0] != n)
+        throw InputError(x->path() + ": header field 'shape': " + std::to_string(x->shape()[0]) + " values, " + pa +
+                         " has " + std::to_string(n) + " samples");
+  }
+};
+
+/// The first bad value of a block (the lowest index wins across threads).
+struct FirstError {
+  std::mutex m;
+  uint64_t at = ~uint64_t{0};
+  std::string what;
+  void note(uint64_t i, const std::string& w) {
+    std::lock_guard<std::mutex> l(m);
+    if (i < at) at = i, what = w;
+  }
+};
+
+std::string bad_value(const NpyArray& x, uint64_t sample, int k, uint64_t v, const std::string& fmt, int bits) {
+  return x.path() + ": sample " + std::to_string(sample) + (k >= 0 ? ", value " + std::to_string(k) : "") + ": 0x" +
+         to_hex(v) + " is not a " + std::to_string(bits) + "-bit pattern of " + fmt;
+}
+
+/// One validate/run over mapped arrays: each block of kBlock samples is checked, widened to
+/// words T (uint32_t where the formats allow: half the memory traffic) and run by FastDot::batch.
+class NpyRun {
+ public:
+  NpyRun(const Datapath& dp, const NpySet& s, NpyWriter* w, bool zero_c, size_t keep)
+      : dp_(dp), s_(s), w_(w), zero_c_(zero_c), keep_(keep), fd_(dp), sw_(stored_width(dp.out_fmt)) {
+    am_ = dp.a_fmt.width() >= 64 ? 0 : ~uint64_t{0} << dp.a_fmt.width();
+    bm_ = dp.b_fmt.width() >= 64 ? 0 : ~uint64_t{0} << dp.b_fmt.width();
+  }
+  StreamResult run(unsigned threads) {
+    // (an array of wider words than its format's goes the 64-bit way, where its bits are checked)
+    const bool narrow = dp_.a_fmt.width() <= 32 && dp_.b_fmt.width() <= 32 && dp_.out_fmt.width() <= 32 &&
+                        s_.A.word() <= 4 && s_.B.word() <= 4;
+    run_parallel(thread_count(threads), [&](unsigned) {
+      std::vector<uint64_t> a, b, c, d, got;
+      std::vector<uint32_t> a32, b32, c32, d32;
+      for (uint64_t i0; (i0 = next_.fetch_add(kBlock)) < s_.n;)
+        if (!(narrow ? block<uint32_t>(i0, a32, b32, c32, d32, got, d) : block<uint64_t>(i0, a, b, c, got, got, d))) return;
+    });
+    if (err_.at != ~uint64_t{0}) throw InputError(err_.what);
+    std::sort(kept_.begin(), kept_.end(), [](const StreamMismatch& x, const StreamMismatch& y) { return x.index < y.index; });
+    if (kept_.size() > keep_) kept_.resize(keep_);
+    StreamResult res;
+    res.n = s_.n;
+    res.K = s_.K;
+    res.first = std::move(kept_);
+    res.mismatches = mismatches_;
+    res.c_rounded.count = rounded_;
+    res.c_rounded.first_line = rounded_ ? first_rounded_ + 1 : 0;
+    return res;
+  }
+
+ private:
+  const Datapath& dp_;
+  const NpySet& s_;
+  NpyWriter* w_;
+  bool zero_c_;
+  size_t keep_;
+  const FastDot fd_;
+  int sw_;
+  uint64_t am_, bm_;
+  FirstError err_;
+  std::mutex mm_;
+  std::atomic<uint64_t> next_{0}, mismatches_{0}, rounded_{0};
+  uint64_t first_rounded_ = ~uint64_t{0};  // (under mm_)
+  std::vector<StreamMismatch> kept_;       // (under mm_)
+
+  /// Samples [i0, i0 + kBlock): false after a bad value (err_ holds it).
+  template <class T>
+  bool block(uint64_t i0, std::vector<T>& a, std::vector<T>& b, std::vector<T>& c, std::vector<T>& dv,
+             std::vector<uint64_t>& got, std::vector<uint64_t>& d) {
+    const int K = s_.K;
+    const uint64_t m = std::min(kBlock, s_.n - i0), mk = m * static_cast<uint64_t>(K);
+    a.resize(mk), b.resize(mk), c.resize(m), dv.resize(m), got.resize(m), d.resize(m);
+    s_.A.get(i0 * K, mk, a.data());
+    s_.B.get(i0 * K, mk, b.data());
+    s_.C.get(i0, m, d.data());  // c as stored, widened
+    uint64_t over = 0;  // bits above the formats' widths, looked for value by value when set
+    for (uint64_t j = 0; j < mk; ++j) over |= (a[j] & am_) | (b[j] & bm_);
+    for (uint64_t j = 0; over && j < mk; ++j) {
+      if (a[j] & am_) err_.note(i0 + j / K, bad_value(s_.A, i0 + j / K, static_cast<int>(j % K), a[j], dp_.a_fmt.name, dp_.a_fmt.width()));
+      if (b[j] & bm_) err_.note(i0 + j / K, bad_value(s_.B, i0 + j / K, static_cast<int>(j % K), b[j], dp_.b_fmt.name, dp_.b_fmt.width()));
+    }
+    for (uint64_t j = 0; j < m; ++j) {
+      if (sw_ < 64 && (d[j] >> sw_)) err_.note(i0 + j, bad_value(s_.C, i0 + j, -1, d[j], "binary32", sw_));
+      bool r = false;
+      c[j] = static_cast<T>(zero_c_ ? 0 : c_operand(dp_, d[j], sw_, &r));
+      if (r) {
+        ++rounded_;
+        std::lock_guard<std::mutex> l(mm_);
+        first_rounded_ = std::min(first_rounded_, i0 + j);
+      }
+    }
+    if (err_.at != ~uint64_t{0}) return false;
+    fd_.batch(a.data(), b.data(), c.data(), dv.data(), m, K);
+    for (uint64_t j = 0; j < m; ++j) got[j] = widen_result(dp_, dv[j]);
+    if (w_) w_->put(i0, m, got.data());
+    if (s_.D) {
+      s_.D->get(i0, m, d.data());
+      for (uint64_t j = 0; j < m; ++j)
+        if (got[j] != d[j]) mismatch(i0 + j, got[j], d[j], a.data() + j * K, b.data() + j * K, c[j]);
+    }
+    return true;
+  }
+
+  template <class T>
+  void mismatch(uint64_t i, uint64_t got, uint64_t want, const T* a, const T* b, T c) {
+    ++mismatches_;
+    std::lock_guard<std::mutex> l(mm_);
+    StreamMismatch x;
+    x.index = i;
+    x.line = x.d_line = i + 1;
+    x.got = got;
+    x.want = want;
+    x.a.assign(a, a + s_.K);
+    x.b.assign(b, b + s_.K);
+    x.c = c;
+    kept_.push_back(std::move(x));
+    if (kept_.size() > 4 * keep_ + 64) {  // the lowest `keep` indices are all that is reported
+      std::sort(kept_.begin(), kept_.end(), [](const StreamMismatch& p, const StreamMismatch& q) { return p.index < q.index; });
+      kept_.resize(keep_);
+    }
+  }
+};
+
+}  // namespace
+
+StreamResult stream_npy(const Datapath& dp, const std::string& pa, const std::string& pb, const std::string& pc,
+                        const std::string& pd, const std::string& out, int expect_k, bool zero_c, unsigned threads,
+                        size_t keep) {
+  for (const std::string* p : {&pb, &pc, &pd, &out})
+    if (!p->empty() && !is_npy_path(*p))
+      throw InputError(*p + ": " + pa + " is the binary form (.npy): b, c, d and the output must be .npy arrays too");
+  if (dp.scaled()) throw InputError(pa + ": the binary form (.npy) takes no block scales yet: datapath " + dp.name() + " needs the text form");
+  if (dist::size() > 1) throw InputError(pa + ": the binary form (.npy) runs in one process: use --threads, not mpirun");
+  if (!out.empty()) check_not_input(out, "output", {pa, pb, pc, pd});
+  const NpySet s(pa, pb, pc, pd, expect_k);
+  std::unique_ptr<NpyWriter> w;
+  if (!out.empty()) w = std::make_unique<NpyWriter>(out, npy_word(stored_width(dp.out_fmt)), std::vector<uint64_t>{s.n});
+  StreamResult r = NpyRun(dp, s, w.get(), zero_c, keep).run(threads);
+  if (w) w->commit();
+  return r;
+}
+
+uint64_t write_samples_npy(const SampleSpec& s, const std::string& dir, unsigned threads) {
+  if (s.scale_block) throw InputError(dir + ": the binary form (.npy) takes no block scales yet: write the text form");
+  if (!s.native) throw InputError(dir + ": the binary form (.npy) holds the formats' own patterns (no --widen)");
+  OutputDir od(dir, "--out");
+  const uint64_t N = s.N, K = static_cast<uint64_t>(s.K);
+  NpyWriter a(dir + "/a.npy", npy_word(s.a_fmt.width()), {N, K}), b(dir + "/b.npy", npy_word(s.b_fmt.width()), {N, K});
+  NpyWriter c(dir + "/c.npy", npy_word(s.c_fmt.width()), {N});
+  stream_samples(s, [&](uint64_t first, uint64_t n, const uint64_t* pa, const uint64_t* pb, const uint64_t* pc) {
+    a.put(first * K, n * K, pa);
+    b.put(first * K, n * K, pb);
+    c.put(first, n, pc);
+  }, threads);
+  a.commit();
+  b.commit();
+  c.commit();
+  od.keep();
+  return N;
+}
+
+}  // namespace mc
