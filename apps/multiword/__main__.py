@@ -27,9 +27,13 @@ import matcore
 from apps.common import save_csv, save_figure
 
 # (input type, word counts, models) of the paper's figures
+# (the paper's curves: e5m2 on MI300X, L40S, H100 and B200; fp16 on V100, A100 and the CDNA and
+# Hopper/Blackwell units, with B200 beside the same unit rounding its output to nearest)
+B200_RN = ("b200", "fp16", {"arch": "b200rn", "out_round": "rne"})
 FIGURES = [
-    ("e5m2", [1, 4, 6], [("mi300x", "e5m2fnuz"), ("b200", "e5m2")]),
-    ("fp16", [1, 2, 3], [("mi100", "fp16"), ("mi250", "fp16"), ("mi300x", "fp16"), ("h100", "fp16"), ("b200", "fp16")]),
+    ("e5m2", [1, 4, 6], [("mi300x", "e5m2fnuz"), ("l40s", "e5m2"), ("h100", "e5m2"), ("b200", "e5m2")]),
+    ("fp16", [1, 2, 3], [("mi100", "fp16"), ("mi250", "fp16"), ("mi300x", "fp16"), ("v100", "fp16"), ("a100", "fp16"),
+                         ("h100", "fp16"), ("b200", "fp16"), B200_RN]),
     ("bf16", [1, 2, 3], [("mi100", "bf16"), ("mi250", "bf16"), ("mi300x", "bf16"), ("h100", "bf16"), ("b200", "bf16")]),
 ]
 
@@ -121,13 +125,22 @@ def main(argv=None):
             rng = np.random.default_rng(a.seed * 1000003 + n)
             A, B = matrices(rng, 10, n, 10)
             for model in models:
-                dp = model if isinstance(model, matcore.Datapath) else matcore.preset(*model)
+                dp = model_datapath(model)
                 for p in ps:
                     err, bound = multiword_error(dp, A, B, p)
                     rows.append({"type": name, "model": dp.name, "p": p, "n": n, "error": err, "bound": bound})
             print(f"{name}: n = {n} done ({time.time() - t0:.0f} s)", file=sys.stderr)
         save_csv(os.path.join(a.out, f"multiword-{name}.csv"), list(rows[0]), [list(r.values()) for r in rows])
         plot(rows, name, ps, os.path.join(a.out, f"multiword-{name}.png"))
+
+
+def model_datapath(model):
+    """A figure's model: a Datapath, a preset (arch, type), or a preset with fields changed."""
+    if isinstance(model, matcore.Datapath):
+        return model
+    if len(model) == 3:
+        return matcore.preset(model[0], model[1]).with_(**model[2])
+    return matcore.preset(*model)
 
 
 def plot(rows, name, ps, path):

@@ -17,7 +17,7 @@ def test_multiword_reduced():
         with open(os.path.join(d, "multiword-fp16.csv")) as f:
             rows = list(csv.DictReader(f))
         assert os.path.getsize(os.path.join(d, "multiword-fp16.png")) > 1000
-    assert len(rows) == 3 * 5 * 3  # n values x models x word counts
+    assert len(rows) == 3 * 8 * 3  # n values x models x word counts
     for r in rows:
         if r["model"].startswith("mi"):
             assert float(r["error"]) <= float(r["bound"]), r
