@@ -268,7 +268,7 @@ Sample random_sample(const Datapath& dp, int K, std::mt19937_64& g, int kind) {
   }
   if (kind % 4 == 1 && dp.group_size) {  // cancelling groups: a repeated, b negated
     const uint64_t sign_b = uint64_t{1} << (dp.b_fmt.width() - 1);
-    for (int k = 0; k < K; k += 2) {
+    for (int k = 0; k + 1 < K; k += 2) {
       s.a[k + 1] = s.a[k];
       s.b[k + 1] = s.b[k] ^ sign_b;
     }
