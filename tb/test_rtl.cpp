@@ -288,6 +288,30 @@ TEST_P(RtlSpecials, EqualsFastModel) {
 INSTANTIATE_TEST_SUITE_P(Injected, RtlSpecials, ::testing::ValuesIn(mc_test::rtl_preset_keys()),
                          [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
 
+// The sign of an exact zero through the grouper (GST-FDPA): a group term is -0 only when every
+// product of its group is -0, and d = -0 only when every term and c are (round toward zero).
+// e2m1: +0 = 0x0, -0 = 0x8, 1.0 = 0x2; unit scales.
+TEST(RtlGrouper, ZeroSignsHandDerived) {
+  for (const char* type : {"nvfp4", "mxf4"}) {
+    const Datapath dp = find_preset("b200", type, "", "tcgen05");
+    const std::vector<uint64_t> neg(64, 0x8), one(64, 0x2);
+    std::vector<uint64_t> mixed = neg;
+    mixed[21] = 0x0;  // one +0 product in the second group of 16
+    const struct { std::vector<uint64_t> a; uint64_t c, d; } cases[] = {
+        {neg, 0x80000000, 0x80000000},    // every product and c -0: -0
+        {mixed, 0x80000000, 0x00000000},  // one +0 product: +0
+        {neg, 0x00000000, 0x00000000},    // c +0: +0
+    };
+    std::vector<RtlSample> in;
+    for (const auto& k : cases) in.push_back(RtlSample{k.a, one, k.c, {}, {}});
+    const std::vector<uint64_t> got = rtl_run(dp, in);
+    for (size_t i = 0; i < in.size(); ++i) {
+      EXPECT_EQ(to_hex(got[i]), to_hex(cases[i].d)) << type << " case " << i << " (rtl)";
+      EXPECT_EQ(to_hex(dot(dp, in[i].a.data(), one.data(), 64, cases[i].c)), to_hex(cases[i].d)) << type << " case " << i;
+    }
+  }
+}
+
 TEST(RtlOverflow, HandDerivedBits) {
   for (const ovf::Case& k : ovf::cases()) {
     const Datapath dp = find_preset(k.arch, k.type, k.out, k.variant);
