@@ -447,7 +447,8 @@ struct SampleCmd {
     if (npy) {
       if (widen) throw UsageError("--npy writes the formats' own patterns: no --widen");
       write_samples_npy(s, out, threads);
-      std::printf("wrote %llu samples (k=%d, %s) to %s/{a,b,c}.npy\n", n, s.K, strategy.c_str(), out.c_str());
+      std::printf("wrote %llu samples (k=%d, %s) to %s/{a,b,c%s}.npy\n", n, s.K, strategy.c_str(), out.c_str(),
+                  s.scale_block ? ",sa,sb" : "");
       return 0;
     }
     write_samples(s, out, threads, true);

@@ -4,11 +4,13 @@
 //     unsigned dtype of each format (uint8 fp8, uint16 fp16, uint32 binary32, uint64 binary64);
 //   * run on the arrays writes the d of run on the text files; validate finds 0 mismatches, and
 //     a changed d is reported as the text path reports it (sample, a line, model vs hardware);
-//     binary16 accumulators (c rounded), fp8 and binary64 datapaths included;
+//     binary16 accumulators (c rounded), fp8, binary64 and block-scaled datapaths (sa.npy,
+//     sb.npy: NVFP4's GST-FDPA, CDNA4's ST-FDPA) included;
 //   * malformed arrays (dtype, order, shape, length, a value wider than its format, a mix of
 //     .npy and text, a K other than --k) are errors that name the file and the field, exit 2.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <vector>
@@ -54,7 +56,9 @@ TEST(Npy, SameBitsAsTheTextForm) {
   const Case cases[] = {{"--arch mi300x --type fp16", "mi300x_fp16", 2, 4},
                         {"--arch h100 --type fp16 --out fp16", "h100_fp16_out16", 2, 4},
                         {"--arch b200 --type e4m3", "b200_e4m3", 1, 4},
-                        {"--arch mi250 --type fp64", "mi250_fp64", 8, 8}};
+                        {"--arch mi250 --type fp64", "mi250_fp64", 8, 8},
+                        {"--arch b200 --type nvfp4", "b200_nvfp4", 1, 4},  // block-scaled: sa.npy, sb.npy
+                        {"--arch mi355x --type scale.e4m3.e2m1", "mi355x_scale", 1, 4}};
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     const std::string t = dir + "/" + c.name + "_t", b = dir + "/" + c.name + "_b";
@@ -68,6 +72,11 @@ TEST(Npy, SameBitsAsTheTextForm) {
       EXPECT_EQ(npy_values(b + "/" + f + ".npy"), text_values(t + "/" + f + ".txt")) << f;
       EXPECT_EQ(NpyArray(b + "/" + f + ".npy").word(), *f == 'c' ? c.word_cd : c.word_ab) << f;
     }
+    if (std::ifstream(t + "/sa.txt").good())
+      for (const char* f : {"sa", "sb"}) {
+        EXPECT_EQ(npy_values(b + "/" + f + ".npy"), text_values(t + "/" + f + ".txt")) << f;
+        EXPECT_EQ(NpyArray(b + "/" + f + ".npy").shape(), (std::vector<uint64_t>{3000, c.name[1] == '2' ? 3u : 2u})) << f;
+      }
     EXPECT_EQ(NpyArray(b + "/a.npy").shape(), (std::vector<uint64_t>{3000, 40}));
     auto files = [](const std::string& d, const char* ext) {
       return " --a " + d + "/a" + ext + " --b " + d + "/b" + ext + " --c " + d + "/c" + ext + " --d " + d + "/d" + ext;
@@ -150,6 +159,19 @@ TEST(Npy, MalformedArraysNameTheFileAndField) {
   const mc_test::CliRun k = run_cli("validate " + dp + "--k 8 --a " + dir + "/a.npy" + ok);
   EXPECT_EQ(k.status, 2);
   EXPECT_HAS(k.out, "K = 16, but --k 8 was given");
+  // block scales: missing, or of another shape than the samples need
+  const std::string sdir = mc_test::scratch_dir("npyscales");
+  ASSERT_EQ(run_cli("sample --arch b200 --type nvfp4 --n 50 --seed 1 --npy --out " + sdir).status, 0);
+  const std::string sargs = "run --arch b200 --type nvfp4 --a " + sdir + "/a.npy --b " + sdir + "/b.npy --c " + sdir +
+                            "/c.npy --d " + sdir + "/d.npy";
+  ASSERT_EQ(run_cli(sargs).status, 0);
+  const mc_test::CliRun ws = run_cli(sargs + " --sa " + sdir + "/b.npy");
+  EXPECT_EQ(ws.status, 2);
+  EXPECT_HAS(ws.out, sdir + "/b.npy: header field 'shape': (50, 64), the samples need (50, 4): one ue4m3 scale per 16 values");
+  std::rename((sdir + "/sb.npy").c_str(), (sdir + "/sb.bak").c_str());
+  const mc_test::CliRun ms = run_cli(sargs);
+  EXPECT_EQ(ms.status, 2);
+  EXPECT_HAS(ms.out, sdir + "/sb.npy: missing scale file");
   // the output never replaces an input
   const mc_test::CliRun same = run_cli("run " + dp + "--a " + dir + "/a.npy --b " + dir + "/b.npy --c " + dir + "/c.npy --d " + dir + "/a.npy");
   EXPECT_EQ(same.status, 2) << same.out;

@@ -66,14 +66,16 @@ struct ScaleFiles {
   std::string a, b;
 };
 /// The scale files a command reads for dp (empty when dp has no scales): the given paths, or
-/// sa.txt / sb.txt in the a file's folder; a missing file is an InputError naming it.
+/// sa.txt / sb.txt in the a file's folder (sa.npy / sb.npy beside an a.npy); a missing file is
+/// an InputError naming it.
 ScaleFiles resolve_scale_files(const Datapath& dp, const std::string& a_path, const ScaleFiles& given);
 
 /// stream_files on the binary form (.npy arrays: matcore/npy.hpp; a .npy a file selects it): a,
-/// b (N, K), c and d (N,), the output d (N,) written as .npy. No block scales, one process.
+/// b (N, K), c and d (N,), the output d (N,) written as .npy; block scales sa, sb (N,
+/// ceil(K / scale_block)) (resolve_scale_files). One process.
 StreamResult stream_npy(const Datapath& dp, const std::string& a, const std::string& b, const std::string& c,
                         const std::string& d, const std::string& out, int expect_k, bool zero_c, unsigned threads,
-                        size_t keep);
+                        size_t keep, const ScaleFiles& scales = {});
 
 /// sample --npy: the set write_samples writes (the same streams: the same bits), as DIR/a.npy,
 /// b.npy (N, K) of the input formats' patterns and c.npy (N,) of binary32/binary64 patterns.

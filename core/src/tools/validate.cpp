@@ -541,7 +541,7 @@ StreamResult stream_files(const Datapath& dp, const std::string& pa, const std::
                           const std::string& pc, const std::string& pd, const std::string& out,
                           int expect_k, bool zero_c, unsigned threads, size_t keep, bool progress,
                           const ScaleFiles& scales) {
-  if (is_npy_path(pa)) return stream_npy(dp, pa, pb, pc, pd, out, expect_k, zero_c, threads, keep);
+  if (is_npy_path(pa)) return stream_npy(dp, pa, pb, pc, pd, out, expect_k, zero_c, threads, keep, scales);
   if (dp.scaled()) {
     const ScaleFiles sf = resolve_scale_files(dp, pa, scales);
     return stream_scaled(dp, pa, pb, pc, pd, out, sf, expect_k, zero_c, threads, keep);

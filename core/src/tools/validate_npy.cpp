@@ -23,9 +23,9 @@ constexpr uint64_t kBlock = 4096;  // samples a thread evaluates at once
 /// The arrays of one command, their shapes checked against each other.
 struct NpySet {
   NpyArray A, B, C;
-  std::unique_ptr<NpyArray> D;
+  std::unique_ptr<NpyArray> D, SA, SB;
   uint64_t n = 0;
-  int K = 0;
+  int K = 0, ns = 0;  // ns: scales a sample (block-scaled)
   NpySet(const std::string& pa, const std::string& pb, const std::string& pc, const std::string& pd, int expect_k)
       : A(pa), B(pb), C(pc), D(pd.empty() ? nullptr : std::make_unique<NpyArray>(pd)) {
     A.expect_dims(2, "a");
@@ -47,6 +47,20 @@ struct NpySet {
       if (x && x->shape()[0] != n)
         throw InputError(x->path() + ": header field 'shape': " + std::to_string(x->shape()[0]) + " values, " + pa +
                          " has " + std::to_string(n) + " samples");
+  }
+  /// The block scales: (N, ceil(K / scale_block)) each.
+  void scales(const Datapath& dp, const ScaleFiles& sf) {
+    ns = scales_per_sample(dp, K);
+    SA = std::make_unique<NpyArray>(sf.a);
+    SB = std::make_unique<NpyArray>(sf.b);
+    for (const NpyArray* x : {SA.get(), SB.get()}) {
+      x->expect_dims(2, x == SA.get() ? "sa" : "sb");
+      if (x->shape()[0] != n || x->shape()[1] != static_cast<uint64_t>(ns))
+        throw InputError(x->path() + ": header field 'shape': (" + std::to_string(x->shape()[0]) + ", " +
+                         std::to_string(x->shape()[1]) + "), the samples need (" + std::to_string(n) + ", " +
+                         std::to_string(ns) + "): one " + dp.scale_fmt.name + " scale per " + std::to_string(dp.scale_block) +
+                         " values");
+    }
   }
 };
 
@@ -78,12 +92,12 @@ class NpyRun {
   StreamResult run(unsigned threads) {
     // (an array of wider words than its format's goes the 64-bit way, where its bits are checked)
     const bool narrow = dp_.a_fmt.width() <= 32 && dp_.b_fmt.width() <= 32 && dp_.out_fmt.width() <= 32 &&
-                        s_.A.word() <= 4 && s_.B.word() <= 4;
+                        s_.A.word() <= 4 && s_.B.word() <= 4 && !s_.SA;  // (scaled: sample by sample)
     run_parallel(thread_count(threads), [&](unsigned) {
-      std::vector<uint64_t> a, b, c, d, got;
-      std::vector<uint32_t> a32, b32, c32, d32;
+      Buffers<uint64_t> w64;
+      Buffers<uint32_t> w32;
       for (uint64_t i0; (i0 = next_.fetch_add(kBlock)) < s_.n;)
-        if (!(narrow ? block<uint32_t>(i0, a32, b32, c32, d32, got, d) : block<uint64_t>(i0, a, b, c, got, got, d))) return;
+        if (!(narrow ? block(i0, w32) : block(i0, w64))) return;
     });
     if (err_.at != ~uint64_t{0}) throw InputError(err_.what);
     std::sort(kept_.begin(), kept_.end(), [](const StreamMismatch& x, const StreamMismatch& y) { return x.index < y.index; });
@@ -113,12 +127,20 @@ class NpyRun {
   uint64_t first_rounded_ = ~uint64_t{0};  // (under mm_)
   std::vector<StreamMismatch> kept_;       // (under mm_)
 
+  /// A thread's words: a, b, c and the kernel's d in words T; d as stored, the scales.
+  template <class T>
+  struct Buffers {
+    std::vector<T> a, b, c, dv;
+    std::vector<uint64_t> got, d, sa, sb;
+  };
+
   /// Samples [i0, i0 + kBlock): false after a bad value (err_ holds it).
   template <class T>
-  bool block(uint64_t i0, std::vector<T>& a, std::vector<T>& b, std::vector<T>& c, std::vector<T>& dv,
-             std::vector<uint64_t>& got, std::vector<uint64_t>& d) {
+  bool block(uint64_t i0, Buffers<T>& w) {
     const int K = s_.K;
     const uint64_t m = std::min(kBlock, s_.n - i0), mk = m * static_cast<uint64_t>(K);
+    std::vector<T>&a = w.a, &b = w.b, &c = w.c, &dv = w.dv;
+    std::vector<uint64_t>&got = w.got, &d = w.d, &sa = w.sa, &sb = w.sb;
     a.resize(mk), b.resize(mk), c.resize(m), dv.resize(m), got.resize(m), d.resize(m);
     s_.A.get(i0 * K, mk, a.data());
     s_.B.get(i0 * K, mk, b.data());
@@ -139,20 +161,38 @@ class NpyRun {
         first_rounded_ = std::min(first_rounded_, i0 + j);
       }
     }
+    if constexpr (sizeof(T) == 8) {
+      if (s_.SA) {  // block-scaled: the scalar kernel with each sample's scales
+        const uint64_t ms = m * static_cast<uint64_t>(s_.ns);
+        sa.resize(ms), sb.resize(ms);
+        s_.SA->get(i0 * s_.ns, ms, sa.data());
+        s_.SB->get(i0 * s_.ns, ms, sb.data());
+        const uint64_t smask = ~uint64_t{0} << dp_.scale_fmt.width();
+        for (uint64_t j = 0; j < ms; ++j)
+          for (const auto& [x, v] : {std::pair{s_.SA.get(), sa[j]}, std::pair{s_.SB.get(), sb[j]}})
+            if (v & smask) err_.note(i0 + j / s_.ns, bad_value(*x, i0 + j / s_.ns, static_cast<int>(j % s_.ns), v, dp_.scale_fmt.name, dp_.scale_fmt.width()));
+        if (err_.at != ~uint64_t{0}) return false;
+        for (uint64_t j = 0; j < m; ++j)
+          dv[j] = fd_(a.data() + j * K, b.data() + j * K, K, c[j], ScaleRefs{&sa[j * s_.ns], &sb[j * s_.ns]});
+      }
+    }
     if (err_.at != ~uint64_t{0}) return false;
-    fd_.batch(a.data(), b.data(), c.data(), dv.data(), m, K);
+    if (!s_.SA) fd_.batch(a.data(), b.data(), c.data(), dv.data(), m, K);
     for (uint64_t j = 0; j < m; ++j) got[j] = widen_result(dp_, dv[j]);
     if (w_) w_->put(i0, m, got.data());
     if (s_.D) {
       s_.D->get(i0, m, d.data());
       for (uint64_t j = 0; j < m; ++j)
-        if (got[j] != d[j]) mismatch(i0 + j, got[j], d[j], a.data() + j * K, b.data() + j * K, c[j]);
+        if (got[j] != d[j])
+          mismatch(i0 + j, got[j], d[j], a.data() + j * K, b.data() + j * K, c[j], s_.SA ? &sa[j * s_.ns] : nullptr,
+                   s_.SA ? &sb[j * s_.ns] : nullptr);
     }
     return true;
   }
 
   template <class T>
-  void mismatch(uint64_t i, uint64_t got, uint64_t want, const T* a, const T* b, T c) {
+  void mismatch(uint64_t i, uint64_t got, uint64_t want, const T* a, const T* b, T c, const uint64_t* sa,
+                const uint64_t* sb) {
     ++mismatches_;
     std::lock_guard<std::mutex> l(mm_);
     StreamMismatch x;
@@ -163,6 +203,7 @@ class NpyRun {
     x.a.assign(a, a + s_.K);
     x.b.assign(b, b + s_.K);
     x.c = c;
+    if (sa) x.sa.assign(sa, sa + s_.ns), x.sb.assign(sb, sb + s_.ns);
     kept_.push_back(std::move(x));
     if (kept_.size() > 4 * keep_ + 64) {  // the lowest `keep` indices are all that is reported
       std::sort(kept_.begin(), kept_.end(), [](const StreamMismatch& p, const StreamMismatch& q) { return p.index < q.index; });
@@ -175,14 +216,19 @@ class NpyRun {
 
 StreamResult stream_npy(const Datapath& dp, const std::string& pa, const std::string& pb, const std::string& pc,
                         const std::string& pd, const std::string& out, int expect_k, bool zero_c, unsigned threads,
-                        size_t keep) {
+                        size_t keep, const ScaleFiles& scales) {
   for (const std::string* p : {&pb, &pc, &pd, &out})
     if (!p->empty() && !is_npy_path(*p))
       throw InputError(*p + ": " + pa + " is the binary form (.npy): b, c, d and the output must be .npy arrays too");
-  if (dp.scaled()) throw InputError(pa + ": the binary form (.npy) takes no block scales yet: datapath " + dp.name() + " needs the text form");
   if (dist::size() > 1) throw InputError(pa + ": the binary form (.npy) runs in one process: use --threads, not mpirun");
-  if (!out.empty()) check_not_input(out, "output", {pa, pb, pc, pd});
-  const NpySet s(pa, pb, pc, pd, expect_k);
+  if (!dp.scaled() && (!scales.a.empty() || !scales.b.empty()))
+    throw InputError("scale files (--sa/--sb) given, but datapath " + dp.name() + " has no block scales");
+  const ScaleFiles sf = resolve_scale_files(dp, pa, scales);
+  for (const std::string* p : {&sf.a, &sf.b})
+    if (!p->empty() && !is_npy_path(*p)) throw InputError(*p + ": " + pa + " is the binary form (.npy): the scales must be .npy arrays too");
+  if (!out.empty()) check_not_input(out, "output", {pa, pb, pc, pd, sf.a, sf.b});
+  NpySet s(pa, pb, pc, pd, expect_k);
+  if (dp.scaled()) s.scales(dp, sf);
   std::unique_ptr<NpyWriter> w;
   if (!out.empty()) w = std::make_unique<NpyWriter>(out, npy_word(stored_width(dp.out_fmt)), std::vector<uint64_t>{s.n});
   StreamResult r = NpyRun(dp, s, w.get(), zero_c, keep).run(threads);
@@ -191,7 +237,6 @@ StreamResult stream_npy(const Datapath& dp, const std::string& pa, const std::st
 }
 
 uint64_t write_samples_npy(const SampleSpec& s, const std::string& dir, unsigned threads) {
-  if (s.scale_block) throw InputError(dir + ": the binary form (.npy) takes no block scales yet: write the text form");
   if (!s.native) throw InputError(dir + ": the binary form (.npy) holds the formats' own patterns (no --widen)");
   OutputDir od(dir, "--out");
   const uint64_t N = s.N, K = static_cast<uint64_t>(s.K);
@@ -202,9 +247,20 @@ uint64_t write_samples_npy(const SampleSpec& s, const std::string& dir, unsigned
     b.put(first * K, n * K, pb);
     c.put(first, n, pc);
   }, threads);
+  std::unique_ptr<NpyWriter> wa, wb;
+  if (s.scale_block) {  // the block scales of sa.txt / sb.txt: (N, ceil(K / scale_block))
+    std::vector<uint64_t> sa, sb;
+    sample_scales(s, sa, sb);
+    const uint64_t ns = (K + static_cast<uint64_t>(s.scale_block) - 1) / static_cast<uint64_t>(s.scale_block);
+    wa = std::make_unique<NpyWriter>(dir + "/sa.npy", npy_word(s.scale_fmt.width()), std::vector<uint64_t>{N, ns});
+    wb = std::make_unique<NpyWriter>(dir + "/sb.npy", npy_word(s.scale_fmt.width()), std::vector<uint64_t>{N, ns});
+    wa->put(0, sa.size(), sa.data());
+    wb->put(0, sb.size(), sb.data());
+  }
   a.commit();
   b.commit();
   c.commit();
+  if (wa) wa->commit(), wb->commit();
   od.keep();
   return N;
 }

@@ -18,13 +18,14 @@ ScaleFiles resolve_scale_files(const Datapath& dp, const std::string& a_path, co
   if (!dp.scaled()) return {};
   const size_t slash = a_path.find_last_of('/');
   const std::string dir = slash == std::string::npos ? "" : a_path.substr(0, slash + 1);
-  ScaleFiles f{given.a.empty() ? dir + "sa.txt" : given.a, given.b.empty() ? dir + "sb.txt" : given.b};
+  const std::string ext = a_path.size() > 4 && a_path.compare(a_path.size() - 4, 4, ".npy") == 0 ? ".npy" : ".txt";
+  ScaleFiles f{given.a.empty() ? dir + "sa" + ext : given.a, given.b.empty() ? dir + "sb" + ext : given.b};
   for (const std::string* p : {&f.a, &f.b}) {
     struct stat st;
     if (::stat(p->c_str(), &st) != 0)
       throw InputError(*p + ": missing scale file: " + dp.name() + " is block-scaled (" + dp.scale_fmt.name +
-                       " per " + std::to_string(dp.scale_block) + " elements); give --sa and --sb, or put sa.txt and "
-                       "sb.txt beside the a file");
+                       " per " + std::to_string(dp.scale_block) + " elements); give --sa and --sb, or put sa" + ext + " and "
+                       "sb" + ext + " beside the a file");
   }
   return f;
 }
