@@ -130,37 +130,35 @@ uint64_t NpyArray::at(uint64_t i) const {
   return v;
 }
 
-void NpyArray::get(uint64_t first, uint64_t n, uint32_t* out) const {
-  const unsigned char* q = data_ + first * static_cast<uint64_t>(word_);
-  if (word_ > 4 || reinterpret_cast<uintptr_t>(data_) % 8 != 0) {
-    for (uint64_t i = 0; i < n; ++i) out[i] = static_cast<uint32_t>(at(first + i));
-    return;
-  }
-  auto widen = [&](const auto* w) { for (uint64_t i = 0; i < n; ++i) out[i] = w[i]; };
-  if (word_ == 4) std::memcpy(out, q, n * 4);
-  else if (word_ == 2) widen(reinterpret_cast<const uint16_t*>(q));
-  else widen(q);
-}
+namespace {
 
-void NpyArray::get(uint64_t first, uint64_t n, uint64_t* out) const {
-  // the data starts at a multiple of 64 bytes of a page-aligned mapping (the header pads to
-  // it), so the elements are aligned (a header of another length: the byte-wise copy)
-  const unsigned char* q = data_ + first * static_cast<uint64_t>(word_);
-  const bool aligned = reinterpret_cast<uintptr_t>(data_) % 8 == 0;
-  if (word_ == 8 || !aligned) {
-    if (word_ == 8) { std::memcpy(out, q, n * 8); return; }
+/// Elements [first, first + n) of `word`-byte words at data, widened (or cut) to T. The data
+/// starts at a multiple of 64 bytes of a page-aligned mapping (the header pads to it), so the
+/// elements are aligned; a header of another length goes the byte-wise way.
+template <class T>
+void widen_words(const unsigned char* data, int word, uint64_t first, uint64_t n, T* out) {
+  const uint64_t w = static_cast<uint64_t>(word);
+  const unsigned char* q = data + first * w;
+  if (reinterpret_cast<uintptr_t>(data) % 8 != 0 || w > sizeof(T)) {
     for (uint64_t i = 0; i < n; ++i) {
       uint64_t v = 0;
-      std::memcpy(&v, q + i * static_cast<uint64_t>(word_), static_cast<size_t>(word_));
-      out[i] = v;
+      std::memcpy(&v, q + i * w, static_cast<size_t>(w));  // little-endian host
+      out[i] = static_cast<T>(v);
     }
     return;
   }
-  auto widen = [&](const auto* w) { for (uint64_t i = 0; i < n; ++i) out[i] = w[i]; };
-  if (word_ == 4) widen(reinterpret_cast<const uint32_t*>(q));
-  else if (word_ == 2) widen(reinterpret_cast<const uint16_t*>(q));
+  if (w == sizeof(T)) { std::memcpy(out, q, n * sizeof(T)); return; }
+  auto widen = [&](const auto* x) { for (uint64_t i = 0; i < n; ++i) out[i] = x[i]; };
+  if (w == 4) widen(reinterpret_cast<const uint32_t*>(q));
+  else if (w == 2) widen(reinterpret_cast<const uint16_t*>(q));
   else widen(q);
 }
+
+}  // namespace
+
+void NpyArray::get(uint64_t first, uint64_t n, uint32_t* out) const { widen_words(data_, word_, first, n, out); }
+
+void NpyArray::get(uint64_t first, uint64_t n, uint64_t* out) const { widen_words(data_, word_, first, n, out); }
 
 void NpyArray::expect_dims(size_t dims, const std::string& role) const {
   if (shape_.size() != dims)
