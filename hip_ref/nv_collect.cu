@@ -111,15 +111,26 @@ __device__ uint32_t smem_u32(const T* p) {
 #define MMA_ASM_M16N8K8_TF32_fp32 MMA_A4B2C4F
 #define MMA_ASM_M16N8K32_8_fp32 MMA_A4B2C4F
 #define MMA_ASM_M16N8K32_8_fp16 MMA_A4B2C2R
+// DMMA: each f64 operand is a pair of 32-bit words of the image (low word first).
+#define MMA_ASM_M8N8K4_F64_fp64(PTX)                                                     \
+  do {                                                                                   \
+    double c0 = __hiloint2double(c[1], c[0]), c1 = __hiloint2double(c[3], c[2]);         \
+    asm volatile(PTX " {%0,%1}, {%2}, {%3}, {%0,%1};\n"                                   \
+                 : "+d"(c0), "+d"(c1)                                                    \
+                 : "d"(__hiloint2double(a[1], a[0])), "d"(__hiloint2double(b[1], b[0]))); \
+    c[0] = __double2loint(c0); c[1] = __double2hiint(c0);                                \
+    c[2] = __double2loint(c1); c[3] = __double2hiint(c1);                                \
+  } while (0)
 
 // run() is a member template: its asm is emitted only where the kernel's `if constexpr` keeps it.
 #define NV_MMA(id, name, frag, at, bt, out, min_arch, ptx)                              \
   struct id {                                                                           \
     static constexpr nv::Frag kFrag = nv::Frag::frag;                                   \
-    static constexpr bool kF16 = Ty::out == Ty::fp16;                                   \
-    using Acc = AccT<kF16>;                                                              \
+    static constexpr bool kF16 = Ty::out == Ty::fp16, kF64 = Ty::out == Ty::fp64;       \
+    using Acc = AccT<kF16 || kF64>; /* f16 pairs and f64 halves: 32-bit words */         \
     static constexpr int NA = nv::mma_a_regs(kFrag), NB = nv::mma_b_regs(kFrag);        \
-    static constexpr int NC = kF16 ? nv::mma_cd_elems(kFrag) / 2 : nv::mma_cd_elems(kFrag); \
+    static constexpr int NC = kF16 ? nv::mma_cd_elems(kFrag) / 2                        \
+                              : kF64 ? 2 * nv::mma_cd_elems(kFrag) : nv::mma_cd_elems(kFrag); \
     static constexpr bool here = kArch >= (min_arch);                                   \
     template <class T>                                                                  \
     __device__ static void run(const uint32_t* a, const uint32_t* b, T* c) {            \

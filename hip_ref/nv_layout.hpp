@@ -33,7 +33,8 @@ enum class Frag {
   M16N8K16_16,  ///< mma.m16n8k16 .f16/.bf16
   M16N8K4_TF32, ///< mma.m16n8k4 .tf32
   M16N8K8_TF32, ///< mma.m16n8k8 .tf32
-  M16N8K32_8,   ///< mma.m16n8k32 .e4m3/.e5m2 (same as .s8/.u8)
+  M16N8K32_8,   ///< mma.m16n8k32 .e4m3/.e5m2 (same as .s8/.u8), and .kind::f8f6f4 (8-bit containers)
+  M8N8K4_F64,   ///< mma.m8n8k4 .f64 (DMMA: one f64 of A and B, two of C/D per thread)
 };
 
 /// mma.sync A[i][k] (block b = quad pair for m8n8k4, else 0) -> lane, element index.
@@ -74,6 +75,11 @@ inline void mma_a_pos(Frag f, int b, int i, int k, int* lane, int* e) {
       *lane = 4 * g + (k % 16) / 4;
       *e = 8 * (k / 16) + 4 * (i / 8) + k % 4;
       return;
+    case Frag::M8N8K4_F64:
+      // .f64 A: row = %laneid >> 2 (groupID); col = %laneid % 4 (threadID_in_group).
+      *lane = 4 * i + k;
+      *e = 0;
+      return;
   }
 }
 
@@ -111,6 +117,11 @@ inline void mma_b_pos(Frag f, int b, int k, int j, int* lane, int* e) {
       *lane = 4 * j + (k % 16) / 4;
       *e = 4 * (k / 16) + k % 4;
       return;
+    case Frag::M8N8K4_F64:
+      // .f64 B: row = %laneid % 4 (threadID_in_group); col = %laneid >> 2 (groupID).
+      *lane = 4 * j + k;
+      *e = 0;
+      return;
   }
 }
 
@@ -131,13 +142,19 @@ inline void mma_cd_pos(Frag f, bool f16, int b, int i, int j, int* lane, int* e)
     }
     return;
   }
+  if (f == Frag::M8N8K4_F64) {
+    // .f64 C/D: row = groupID; col = threadID_in_group * 2 + i for ci, i = 0, 1.
+    *lane = 4 * i + j / 2;
+    *e = j % 2;
+    return;
+  }
   // All m16n8 shapes: row = groupID (c0,c1) / groupID+8 (c2,c3);
   // col = threadID_in_group*2 + (i & 1).
   *lane = 4 * (i % 8) + j / 2;
   *e = 2 * (i / 8) + j % 2;
 }
 
-/// Registers (32-bit) per thread: A, B and C/D of an mma.sync fragment family.
+/// 32-bit registers per thread (an f64 counts two): A, B and C/D of an mma.sync fragment family.
 MCC_HD constexpr int mma_a_regs(Frag f) {
   switch (f) {
     case Frag::M8N8K4: return 2;
@@ -146,6 +163,7 @@ MCC_HD constexpr int mma_a_regs(Frag f) {
     case Frag::M16N8K4_TF32: return 2;
     case Frag::M16N8K8_TF32: return 4;
     case Frag::M16N8K32_8: return 4;
+    case Frag::M8N8K4_F64: return 2;  // one f64
   }
   return 0;
 }
@@ -157,11 +175,15 @@ MCC_HD constexpr int mma_b_regs(Frag f) {
     case Frag::M16N8K4_TF32: return 1;
     case Frag::M16N8K8_TF32: return 2;
     case Frag::M16N8K32_8: return 2;
+    case Frag::M8N8K4_F64: return 2;  // one f64
   }
   return 0;
 }
-/// C/D elements per thread (f32: registers; f16: halves, two per .f16x2 register).
-MCC_HD constexpr int mma_cd_elems(Frag f) { return f == Frag::M8N8K4 ? 8 : 4; }
+/// C/D elements per thread (f32: registers; f16: halves, two per .f16x2 register; f64: two
+/// register pairs).
+MCC_HD constexpr int mma_cd_elems(Frag f) {
+  return f == Frag::M8N8K4 ? 8 : f == Frag::M8N8K4_F64 ? 2 : 4;
+}
 
 /// wgmma.m64nNk* (any N) accumulator D[i][j] -> thread of the warpgroup (0..127), element
 /// index d_e of its fragment (f32: register e; f16: half e, two per .f16x2 register).

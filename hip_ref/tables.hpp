@@ -66,10 +66,10 @@ inline Instr make_mma(const char* name, const char* ptx, nv::Frag f, Ty a, Ty b,
   in.a = a;
   in.b = b;
   in.out = out;
-  const bool m8 = f == nv::Frag::M8N8K4;
-  in.m = m8 ? 8 : 16;
+  const bool quads = f == nv::Frag::M8N8K4;  // 4 independent 8x8x4 products
+  in.m = quads || f == nv::Frag::M8N8K4_F64 ? 8 : 16;
   in.n = 8;
-  in.blocks = m8 ? 4 : 1;
+  in.blocks = quads ? 4 : 1;
   // k: the A fragment holds m*k elements over 32 lanes.
   in.k = 32 * nv::mma_a_regs(f) * 4 / bytes_of(a) / in.m / in.blocks;
   const int ea = nv::mma_a_regs(f) * 4 / bytes_of(a), eb = nv::mma_b_regs(f) * 4 / bytes_of(b);
@@ -85,7 +85,7 @@ inline Instr make_mma(const char* name, const char* ptx, nv::Frag f, Ty a, Ty b,
             nv::mma_b_pos(f, bl, kk, j, &lane, &e);
             return static_cast<size_t>(lane) * eb + e;
           }};
-  in.C = {static_cast<size_t>(32 * ec), f16 ? 2 : 4, [f, f16, ec](int bl, int i, int j) {
+  in.C = {static_cast<size_t>(32 * ec), bytes_of(out), [f, f16, ec](int bl, int i, int j) {
             int lane, e;
             nv::mma_cd_pos(f, f16, bl, i, j, &lane, &e);
             return static_cast<size_t>(lane) * ec + e;
