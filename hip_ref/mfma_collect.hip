@@ -181,8 +181,8 @@ class HipBackend : public mcc::Backend {
                              std::to_string(family_) + "); it is on " + in.note);
   }
 
-  void launch(const mcc::Instr& in, size_t groups, const mcc::Bytes& A, const mcc::Bytes& B,
-              const mcc::Bytes& C, mcc::Bytes& D) override {
+  void launch(const mcc::Instr& in, size_t groups, const mcc::Images& im, mcc::Bytes& D) override {
+    const mcc::Bytes &A = im.A, &B = im.B, &C = im.C;  // MFMA of CDNA1-3: no block scales
     const size_t idx = static_cast<size_t>(&in - table_.data());
     DevBuf da(A.size()), db(B.size()), dc(C.size()), dd(C.size()), ds(sizeof(int));
     const int zero = 0;

@@ -44,6 +44,21 @@ constexpr bool kTcgen05 = true;
 constexpr bool kTcgen05 = false;
 #endif
 
+// kind:: forms of mma.sync (fp6/fp4, block scales): sm_120a / sm_121a only.
+#if defined(__CUDA_ARCH_FEAT_SM120_ALL) || defined(__CUDA_ARCH_FEAT_SM121_ALL)
+constexpr bool kSm120a = true;
+#else
+constexpr bool kSm120a = false;
+#endif
+
+// PTX ISA 9.1 (CUDA 13.1) added kind::mxf4nvf4 with .ue8m0 scales per 16 (scale_vec::4X) to
+// mma.sync; older ptxas rejects it.
+#if defined(__CUDACC_VER_MAJOR__) && (__CUDACC_VER_MAJOR__ > 13 || (__CUDACC_VER_MAJOR__ == 13 && __CUDACC_VER_MINOR__ >= 1))
+constexpr bool kPtx91 = true;
+#else
+constexpr bool kPtx91 = false;
+#endif
+
 constexpr int ty_bytes(Ty t) {
   return t == Ty::tf32 ? 4 : (t == Ty::fp16 || t == Ty::bf16) ? 2 : 1;
 }
@@ -131,13 +146,52 @@ __device__ uint32_t smem_u32(const T* p) {
     static constexpr int NA = nv::mma_a_regs(kFrag), NB = nv::mma_b_regs(kFrag);        \
     static constexpr int NC = kF16 ? nv::mma_cd_elems(kFrag) / 2                        \
                               : kF64 ? 2 * nv::mma_cd_elems(kFrag) : nv::mma_cd_elems(kFrag); \
-    static constexpr bool here = kArch >= (min_arch);                                   \
+    static constexpr bool here = kArch >= (min_arch) && ((min_arch) < 1200 || kSm120a);  \
     template <class T>                                                                  \
     __device__ static void run(const uint32_t* a, const uint32_t* b, T* c) {            \
       MMA_ASM_##frag##_##out(ptx);                                                      \
     }                                                                                   \
   };
 #include "nv_instructions.def"
+
+// Block-scaled mma.sync: scale-a-data, {byte-id-a, thread-id-a}, scale-b-data, {byte-id-b,
+// thread-id-b}; all four ids 0 (nv_layout.hpp mma_sfa_pos / mma_sfb_pos).
+#define NV_MMA_BS(id, name, frag, at, bt, scale, vec, ptx)                                  \
+  struct id {                                                                               \
+    static constexpr nv::Frag kFrag = nv::Frag::frag;                                       \
+    using Acc = float;                                                                      \
+    static constexpr int NA = nv::mma_a_regs(kFrag), NB = nv::mma_b_regs(kFrag), NC = 4;    \
+    static constexpr bool here = kSm120a && (Ty::scale != Ty::ue8m0 || (vec) != 4 || kPtx91); \
+    __device__ static void run(const uint32_t* a, const uint32_t* b, float* c, uint32_t sa, \
+                               uint32_t sb) {                                               \
+      const uint16_t z = 0;                                                                 \
+      asm volatile(ptx " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3}, "            \
+                       "%10, {%12, %12}, %11, {%12, %12};\n"                                \
+                   : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])                         \
+                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]),      \
+                     "r"(sa), "r"(sb), "h"(z));                                             \
+    }                                                                                       \
+  };
+#include "nv_instructions.def"
+
+/// One warp per block-scaled mma.sync: as k_mma, plus lane t's scale words for A and B.
+template <class I>
+__global__ void __launch_bounds__(32) k_mma_bs(const uint32_t* A, const uint32_t* B, const uint32_t* C,
+                                               const uint32_t* SA, const uint32_t* SB, uint32_t* D,
+                                               int* status) {
+  const size_t t = static_cast<size_t>(blockIdx.x) * 32 + threadIdx.x;
+  uint32_t a[I::NA], b[I::NB];
+  float c[I::NC];
+  for (int r = 0; r < I::NA; ++r) a[r] = A[t * I::NA + r];
+  for (int r = 0; r < I::NB; ++r) b[r] = B[t * I::NB + r];
+  for (int r = 0; r < I::NC; ++r) c[r] = __uint_as_float(C[t * I::NC + r]);
+  if constexpr (I::here) {
+    I::run(a, b, c, SA[t], SB[t]);
+  } else {
+    if (threadIdx.x == 0) *status = 1;
+  }
+  for (int r = 0; r < I::NC; ++r) D[t * I::NC + r] = __float_as_uint(c[r]);
+}
 
 /// One warp per instruction: thread t of group g copies its A, B and C registers from the
 /// images, runs mma.sync, stores its D registers.
@@ -230,18 +284,44 @@ __global__ void __launch_bounds__(128) k_wgmma(const uint8_t* A, const uint8_t* 
 }
 
 // ========================================================================= tcgen05.mma
+// KA, KB: bytes of one row of A / B in shared memory (fp6/fp4 of kind::f8f6f4: one byte an
+// element, padding included; the packed e2m1 of the mxf4 kinds: half a byte).
 #define NV_TC05(id, name, n, k, at, bt, kind, a_code, b_code)                            \
   struct id {                                                                            \
-    static constexpr int N = n, K = k;                                                   \
-    static constexpr int EA = ty_bytes(Ty::at), EB = ty_bytes(Ty::bt);                   \
-    static constexpr int A_BYTES = 128 * K * EA, B_BYTES = N * K * EB;                   \
+    static constexpr int N = n, K = k, COLS = n, SFA_COL = 0, SFB_COL = 0;               \
+    static constexpr bool kScaled = false;                                               \
+    static constexpr int KA = K * ty_bytes(Ty::at), KB = K * ty_bytes(Ty::bt);           \
+    static constexpr int A_BYTES = 128 * KA, B_BYTES = N * KB;                           \
     static constexpr uint32_t kIdesc = nv::tcgen05_idesc(128, N, 1, a_code, b_code);     \
     static constexpr bool here = kTcgen05;                                               \
     template <class T>                                                                   \
-    __device__ static void run(T tmem_d, uint64_t da, uint64_t db) {                     \
+    __device__ static void run(T tmem_d, uint64_t da, uint64_t db, T, T) {               \
       asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %4, 0;\n"                           \
                    "tcgen05.mma.cta_group::1." kind " [%0], %1, %2, %3, p;\n}\n"        \
                    :: "r"(tmem_d), "l"(da), "l"(db), "r"(kIdesc), "r"(1) : "memory");   \
+    }                                                                                    \
+  };
+#include "nv_instructions.def"
+
+// Block-scaled: D in columns 0..N-1, the scales of A at column SFA_COL (128 rows: 4 columns),
+// of B at SFB_COL (N / 32 columns); 512 columns allocated (a power of two >= N + 32 + N/32).
+#define NV_TC05_BS(id, name, n, k, at, bt, scale, vec, kind, a_code, b_code)             \
+  struct id {                                                                            \
+    static constexpr int N = n, K = k, COLS = 512, SFA_COL = n, SFB_COL = n + 32;        \
+    static constexpr bool kScaled = true;                                                \
+    static constexpr bool kPacked = Ty::at == Ty::e2m1 && (k) == 64;                     \
+    static constexpr int KA = kPacked ? K / 2 : K, KB = KA;                              \
+    static constexpr int A_BYTES = 128 * KA, B_BYTES = N * KB;                           \
+    static constexpr uint32_t kIdesc =                                                   \
+        nv::tcgen05_idesc_bs(128, N, a_code, b_code, Ty::scale == Ty::ue8m0);            \
+    static constexpr bool here = kTcgen05;                                               \
+    static_assert(N == 256, "the scale stores assume N = 256");                          \
+    template <class T>                                                                   \
+    __device__ static void run(T tmem_d, uint64_t da, uint64_t db, T tsa, T tsb) {       \
+      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %6, 0;\n"                           \
+                   "tcgen05.mma.cta_group::1." kind " [%0], %1, %2, %3, [%4], [%5], p;\n}\n" \
+                   :: "r"(tmem_d), "l"(da), "l"(db), "r"(kIdesc), "r"(tsa), "r"(tsb),    \
+                      "r"(1) : "memory");                                                \
     }                                                                                    \
   };
 #include "nv_instructions.def"
@@ -250,14 +330,15 @@ __global__ void __launch_bounds__(128) k_wgmma(const uint8_t* A, const uint8_t* 
 /// (thread t = row t = TMEM lane t, 32x32b shape), one thread issues the MMA (enable-input-d:
 /// D = A*B + C), commit to an mbarrier, wait, load D back, free the columns.
 template <class I>
-__device__ void tc05_body(const uint8_t* sa, const uint8_t* sb, const uint32_t* c, uint32_t* d) {
+__device__ void tc05_body(const uint8_t* sa, const uint8_t* sb, const uint32_t* c, uint32_t* d,
+                          const uint32_t* sfa, const uint32_t* sfb) {
   __shared__ alignas(8) uint64_t bar;
   __shared__ uint32_t tmem_base;
   const int warp = threadIdx.x / 32;
   if (warp == 0) {
     asm volatile("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%0], %1;\n"
                  "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;\n"
-                 :: "r"(smem_u32(&tmem_base)), "r"(I::N) : "memory");
+                 :: "r"(smem_u32(&tmem_base)), "r"(I::COLS) : "memory");
   }
   if (threadIdx.x == 0) {
     asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n"
@@ -274,14 +355,28 @@ __device__ void tc05_body(const uint8_t* sa, const uint8_t* sb, const uint32_t* 
     asm volatile("tcgen05.st.sync.aligned.32x32b.x32.b32 [%32], " MC_R32 ";\n"
                  :: MC_O32("r", v, 0), "r"(row + col) : "memory");
   }
+  if constexpr (I::kScaled) {
+    // Every warp stores the same words into its lane quarter (the scales are duplicated to
+    // the four 32-lane sub-partitions): lane l holds rows / columns 32*c + l.
+    const int l = threadIdx.x % 32;
+    uint32_t va[4], vb[8];
+    for (int q = 0; q < 4; ++q) va[q] = sfa[32 * q + l];
+    for (int q = 0; q < 8; ++q) vb[q] = sfb[32 * q + l];
+    asm volatile("tcgen05.st.sync.aligned.32x32b.x4.b32 [%4], {%0, %1, %2, %3};\n"
+                 :: "r"(va[0]), "r"(va[1]), "r"(va[2]), "r"(va[3]), "r"(row + I::SFA_COL) : "memory");
+    asm volatile("tcgen05.st.sync.aligned.32x32b.x8.b32 [%8], {%0, %1, %2, %3, %4, %5, %6, %7};\n"
+                 :: "r"(vb[0]), "r"(vb[1]), "r"(vb[2]), "r"(vb[3]), "r"(vb[4]), "r"(vb[5]),
+                    "r"(vb[6]), "r"(vb[7]), "r"(row + I::SFB_COL) : "memory");
+  }
   asm volatile("tcgen05.wait::st.sync.aligned;\n"
                "tcgen05.fence::before_thread_sync;\n" ::: "memory");
   __syncthreads();
   asm volatile("tcgen05.fence::after_thread_sync;\n" ::: "memory");
   if (threadIdx.x == 0) {
-    const nv::SmemKMajor la{128, I::K, I::EA}, lb{I::N, I::K, I::EB};
+    const nv::SmemKMajor la{128, I::KA, 1}, lb{I::N, I::KB, 1};
     I::run(tm, nv::tcgen05_desc(smem_u32(sa), la.lbo(), la.sbo()),
-           nv::tcgen05_desc(smem_u32(sb), lb.lbo(), lb.sbo()));
+           nv::tcgen05_desc(smem_u32(sb), lb.lbo(), lb.sbo()), tm + I::SFA_COL * I::kScaled,
+           tm + I::SFB_COL * I::kScaled);
     asm volatile("tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%0];\n"
                  :: "r"(smem_u32(&bar)) : "memory");
   }
@@ -300,7 +395,7 @@ __device__ void tc05_body(const uint8_t* sa, const uint8_t* sb, const uint32_t* 
   if (warp == 0) {
     asm volatile("tcgen05.fence::after_thread_sync;\n"
                  "tcgen05.dealloc.cta_group::1.sync.aligned.b32 %0, %1;\n"
-                 :: "r"(tm), "r"(I::N) : "memory");
+                 :: "r"(tm), "r"(I::COLS) : "memory");
   }
 }
 
@@ -308,14 +403,16 @@ __device__ void tc05_body(const uint8_t* sa, const uint8_t* sb, const uint32_t* 
 /// (canonical K-major layout), C and D as rows of Tensor Memory; thread t moves row t.
 template <class I>
 __global__ void __launch_bounds__(128) k_tc05(const uint8_t* A, const uint8_t* B, const uint32_t* C,
-                                              uint32_t* D, int* status) {
+                                              const uint32_t* SA, const uint32_t* SB, uint32_t* D,
+                                              int* status) {
   __shared__ alignas(128) uint8_t sa[I::A_BYTES];
   __shared__ alignas(128) uint8_t sb[I::B_BYTES];
   const size_t g = blockIdx.x, t = g * 128 + threadIdx.x;
   copy16(sa, A + g * I::A_BYTES, I::A_BYTES);
   copy16(sb, B + g * I::B_BYTES, I::B_BYTES);
   if constexpr (I::here) {
-    tc05_body<I>(sa, sb, C + t * I::N, D + t * I::N);
+    tc05_body<I>(sa, sb, C + t * I::N, D + t * I::N, SA + g * 128 * I::kScaled,
+                 SB + g * I::N * I::kScaled);
   } else {
     if (threadIdx.x == 0) *status = 1;
   }
@@ -348,26 +445,43 @@ struct DevBuf {
 
 enum class Kind { mma, wgmma, tc05 };
 
+using LaunchFn = void (*)(size_t groups, const void* a, const void* b, const void* c, const void* sa,
+                          const void* sb, void* d, int* status);
+
 struct Entry {
   Kind kind;
-  int min_arch;  // mma.sync: lowest __CUDA_ARCH__
-  void (*launch)(size_t groups, const void* a, const void* b, const void* c, void* d, int* status);
+  int min_arch;  // mma.sync: lowest __CUDA_ARCH__ (1200: sm_120a only)
+  LaunchFn launch;
 };
 
+template <class T>
+const T* as(const void* p) { return static_cast<const T*>(p); }
+
 template <class I>
-void launch_mma(size_t groups, const void* a, const void* b, const void* c, void* d, int* s) {
-  k_mma<I><<<static_cast<unsigned>(groups), 32>>>(static_cast<const uint32_t*>(a), static_cast<const uint32_t*>(b),
-                                                 static_cast<const uint32_t*>(c), static_cast<uint32_t*>(d), s);
+void launch_mma(size_t groups, const void* a, const void* b, const void* c, const void*, const void*,
+                void* d, int* s) {
+  k_mma<I><<<static_cast<unsigned>(groups), 32>>>(as<uint32_t>(a), as<uint32_t>(b), as<uint32_t>(c),
+                                                 static_cast<uint32_t*>(d), s);
 }
 template <class I>
-void launch_wgmma(size_t groups, const void* a, const void* b, const void* c, void* d, int* s) {
-  k_wgmma<I><<<static_cast<unsigned>(groups), 128>>>(static_cast<const uint8_t*>(a), static_cast<const uint8_t*>(b),
-                                                     static_cast<const uint32_t*>(c), static_cast<uint32_t*>(d), s);
+void launch_mma_bs(size_t groups, const void* a, const void* b, const void* c, const void* sa,
+                   const void* sb, void* d, int* s) {
+  k_mma_bs<I><<<static_cast<unsigned>(groups), 32>>>(as<uint32_t>(a), as<uint32_t>(b), as<uint32_t>(c),
+                                                    as<uint32_t>(sa), as<uint32_t>(sb),
+                                                    static_cast<uint32_t*>(d), s);
 }
 template <class I>
-void launch_tc05(size_t groups, const void* a, const void* b, const void* c, void* d, int* s) {
-  k_tc05<I><<<static_cast<unsigned>(groups), 128>>>(static_cast<const uint8_t*>(a), static_cast<const uint8_t*>(b),
-                                                    static_cast<const uint32_t*>(c), static_cast<uint32_t*>(d), s);
+void launch_wgmma(size_t groups, const void* a, const void* b, const void* c, const void*, const void*,
+                  void* d, int* s) {
+  k_wgmma<I><<<static_cast<unsigned>(groups), 128>>>(as<uint8_t>(a), as<uint8_t>(b), as<uint32_t>(c),
+                                                     static_cast<uint32_t*>(d), s);
+}
+template <class I>
+void launch_tc05(size_t groups, const void* a, const void* b, const void* c, const void* sa,
+                 const void* sb, void* d, int* s) {
+  k_tc05<I><<<static_cast<unsigned>(groups), 128>>>(as<uint8_t>(a), as<uint8_t>(b), as<uint32_t>(c),
+                                                    as<uint32_t>(sa), as<uint32_t>(sb),
+                                                    static_cast<uint32_t*>(d), s);
 }
 
 class CudaBackend : public mcc::Backend {
@@ -403,8 +517,9 @@ class CudaBackend : public mcc::Backend {
     std::string where;
     switch (e.kind) {
       case Kind::mma:
-        ok = cc_ * 10 >= e.min_arch;
-        where = "sm_" + std::to_string(e.min_arch / 10) + " or later";
+        ok = e.min_arch >= 1200 ? cc_ == 120 || cc_ == 121 : cc_ * 10 >= e.min_arch;
+        where = e.min_arch >= 1200 ? "sm_120a/sm_121a (RTX PRO 6000, RTX 50xx, DGX Spark) only"
+                                   : "sm_" + std::to_string(e.min_arch / 10) + " or later";
         break;
       case Kind::wgmma:
         ok = cc_ == 90;
@@ -418,15 +533,20 @@ class CudaBackend : public mcc::Backend {
     if (!ok) throw mcc::Unsupported(in.name + " needs " + where + "; this GPU is " + arch_);
   }
 
-  void launch(const mcc::Instr& in, size_t groups, const mcc::Bytes& A, const mcc::Bytes& B,
-              const mcc::Bytes& C, mcc::Bytes& D) override {
-    DevBuf da(A.size()), db(B.size()), dc(C.size()), dd(C.size()), ds(sizeof(int));
+  void launch(const mcc::Instr& in, size_t groups, const mcc::Images& im, mcc::Bytes& D) override {
+    DevBuf da(im.A.size()), db(im.B.size()), dc(im.C.size()), dsa(im.SA.size()), dsb(im.SB.size()),
+        dd(im.C.size()), ds(sizeof(int));
     const int zero = 0;
-    CUDA_CHECK(cudaMemcpy(da.p, A.data(), A.size(), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(db.p, B.data(), B.size(), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(dc.p, C.data(), C.size(), cudaMemcpyHostToDevice));
+    auto put = [](DevBuf& dst, const mcc::Bytes& src) {
+      if (!src.empty()) CUDA_CHECK(cudaMemcpy(dst.p, src.data(), src.size(), cudaMemcpyHostToDevice));
+    };
+    put(da, im.A);
+    put(db, im.B);
+    put(dc, im.C);
+    put(dsa, im.SA);
+    put(dsb, im.SB);
     CUDA_CHECK(cudaMemcpy(ds.p, &zero, sizeof zero, cudaMemcpyHostToDevice));
-    entries_[index(in)].launch(groups, da.p, db.p, dc.p, dd.p, static_cast<int*>(ds.p));
+    entries_[index(in)].launch(groups, da.p, db.p, dc.p, dsa.p, dsb.p, dd.p, static_cast<int*>(ds.p));
     const cudaError_t le = cudaGetLastError();
     if (le == cudaErrorNoKernelImageForDevice || le == cudaErrorInvalidDeviceFunction)
       throw mcc::Unsupported(cuda_error("kernel launch", le) + ": this binary has no code for " +
@@ -437,8 +557,9 @@ class CudaBackend : public mcc::Backend {
     CUDA_CHECK(cudaMemcpy(&status, ds.p, sizeof status, cudaMemcpyDeviceToHost));
     if (status)
       throw mcc::Unsupported("the " + arch_ + " code of this binary lacks " + in.name +
-                             " (wgmma needs sm_90a code, tcgen05 sm_100a: see MATCORE_CUDA_ARCHS)");
-    D.resize(C.size());
+                             " (wgmma needs sm_90a code, tcgen05 sm_100a, the kind:: forms of "
+                             "mma.sync sm_120a: see MATCORE_CUDA_ARCHS)");
+    D.resize(im.C.size());
     CUDA_CHECK(cudaMemcpy(D.data(), dd.p, D.size(), cudaMemcpyDeviceToHost));
   }
 
@@ -450,6 +571,8 @@ class CudaBackend : public mcc::Backend {
 #define NV_MMA(id, name, frag, at, bt, out, min_arch, ptx) {Kind::mma, min_arch, &launch_mma<id>},
 #define NV_WGMMA(id, name, n, k, at, bt, out, ptx, imm) {Kind::wgmma, 900, &launch_wgmma<id>},
 #define NV_TC05(id, name, n, k, at, bt, kind, a_code, b_code) {Kind::tc05, 1000, &launch_tc05<id>},
+#define NV_MMA_BS(id, name, frag, at, bt, scale, vec, ptx) {Kind::mma, 1200, &launch_mma_bs<id>},
+#define NV_TC05_BS(id, name, n, k, at, bt, scale, vec, kind, a_code, b_code) {Kind::tc05, 1000, &launch_tc05<id>},
 #include "nv_instructions.def"
   };
   int cc_ = 0;

@@ -35,6 +35,7 @@ enum class Frag {
   M16N8K8_TF32, ///< mma.m16n8k8 .tf32
   M16N8K32_8,   ///< mma.m16n8k32 .e4m3/.e5m2 (same as .s8/.u8), and .kind::f8f6f4 (8-bit containers)
   M8N8K4_F64,   ///< mma.m8n8k4 .f64 (DMMA: one f64 of A and B, two of C/D per thread)
+  M16N8K64_4,   ///< mma.m16n8k64 .e2m1 (kind::mxf4 / mxf4nvf4: eight packed e2m1 a register)
 };
 
 /// mma.sync A[i][k] (block b = quad pair for m8n8k4, else 0) -> lane, element index.
@@ -80,6 +81,12 @@ inline void mma_a_pos(Frag f, int b, int i, int k, int* lane, int* e) {
       *lane = 4 * i + k;
       *e = 0;
       return;
+    case Frag::M16N8K64_4:
+      // row = groupID for 0<=i<8 || 16<=i<24, else groupID+8;
+      // col = threadID_in_group*8 + (i & 7) (+32 for i >= 16).
+      *lane = 4 * g + (k % 32) / 8;
+      *e = 16 * (k / 32) + 8 * (i / 8) + k % 8;
+      return;
   }
 }
 
@@ -121,6 +128,11 @@ inline void mma_b_pos(Frag f, int b, int k, int j, int* lane, int* e) {
       // .f64 B: row = %laneid % 4 (threadID_in_group); col = %laneid >> 2 (groupID).
       *lane = 4 * j + k;
       *e = 0;
+      return;
+    case Frag::M16N8K64_4:
+      // row = threadID_in_group*8 + (i & 7) (+32 for i >= 8); col = groupID.
+      *lane = 4 * j + (k % 32) / 8;
+      *e = 8 * (k / 32) + k % 8;
       return;
   }
 }
@@ -164,6 +176,7 @@ MCC_HD constexpr int mma_a_regs(Frag f) {
     case Frag::M16N8K8_TF32: return 4;
     case Frag::M16N8K32_8: return 4;
     case Frag::M8N8K4_F64: return 2;  // one f64
+    case Frag::M16N8K64_4: return 4;
   }
   return 0;
 }
@@ -176,6 +189,7 @@ MCC_HD constexpr int mma_b_regs(Frag f) {
     case Frag::M16N8K8_TF32: return 2;
     case Frag::M16N8K32_8: return 2;
     case Frag::M8N8K4_F64: return 2;  // one f64
+    case Frag::M16N8K64_4: return 2;
   }
   return 0;
 }
@@ -184,6 +198,15 @@ MCC_HD constexpr int mma_b_regs(Frag f) {
 MCC_HD constexpr int mma_cd_elems(Frag f) {
   return f == Frag::M8N8K4 ? 8 : f == Frag::M8N8K4_F64 ? 2 : 4;
 }
+
+/// Block-scaled mma.sync (sm_120a; PTX ISA 9.7.14.3 "Block Scaling for mma.sync"), with
+/// thread-id-a = thread-id-b = 0 and byte-id-a = byte-id-b = 0: each lane passes one 32-bit
+/// scale word for A and one for B. Row i of A: lane 4*(i % 8) + i / 8 (the thread pair
+/// %laneid % 4 == 0, 1 of each quad; the lower thread carries rows 0-7), column j of B: lane
+/// 4*j; scale kb of the row (K block kb: 1X one, 2X two, 4X four) in byte kb of the word.
+/// Returns the byte index in the 32 lanes' words (lane-major, 4 bytes a lane).
+inline size_t mma_sfa_pos(int i, int kb) { return 4 * static_cast<size_t>(4 * (i % 8) + i / 8) + kb; }
+inline size_t mma_sfb_pos(int kb, int j) { return 4 * static_cast<size_t>(4 * j) + kb; }
 
 /// wgmma.m64nNk* (any N) accumulator D[i][j] -> thread of the warpgroup (0..127), element
 /// index d_e of its fragment (f32: register e; f16: half e, two per .f16x2 register).
@@ -242,6 +265,27 @@ MCC_HD constexpr uint32_t tcgen05_idesc(int m, int n, int d_f32, int a_code, int
          (static_cast<uint32_t>(b_code) << 10) | (static_cast<uint32_t>(n >> 3) << 17) |
          (static_cast<uint32_t>(m >> 4) << 24);
 }
+
+/// tcgen05 instruction descriptor for .kind::mxf8f6f4 / ::mxf4 / ::mxf4nvf4 with block_scale
+/// (PTX ISA Tables "Instruction descriptor format for .kind::mxf8f6f4" and "... .kind::mxf4 and
+/// .kind::mxf4nvf4"): B scale-factor id (bits 4-5) and A scale-factor id (29-30) 0, A type in
+/// 7-9, B type in 10-12 (mxf8f6f4: E4M3 = 0, E5M2 = 1, E2M3 = 3, E3M2 = 4, E2M1 = 5; mxf4
+/// kinds: E2M1 = 1), N >> 3 in 17-22, scale type in 23 (UE8M0 = 1, UE4M3 = 0), M >> 7 in 27-28.
+/// No D type field: D is f32.
+MCC_HD constexpr uint32_t tcgen05_idesc_bs(int m, int n, int a_code, int b_code, int ue8m0) {
+  return (static_cast<uint32_t>(a_code) << 7) | (static_cast<uint32_t>(b_code) << 10) |
+         (static_cast<uint32_t>(n >> 3) << 17) | (static_cast<uint32_t>(ue8m0) << 23) |
+         (static_cast<uint32_t>(m >> 7) << 27);
+}
+
+/// Scale factors of a block-scaled tcgen05.mma in Tensor Memory (PTX ISA 9.7.16.10.7; the
+/// layout of CUTLASS's Sm1xxBlockScaledBasicChunk and MMA-Sim's tcgen05 kernels): row r of A
+/// in TMEM lane r % 32 of each of the four 32-lane sub-partitions ("duplicated to all 32 lane
+/// partitions"), column r / 32 from the scale base; column j of B likewise; K block kb in byte
+/// kb of the 32-bit cell (scale-factor id 0). The images hold one 32-bit word per row (A) or
+/// column (B): word r, byte kb; thread lane l of each warp stores words 32*c + l, c = 0, 1, ..
+/// (tcgen05.st .32x32b.xC) at its warp's lane quarter.
+inline size_t tc05_sf_pos(int row, int kb) { return 4 * static_cast<size_t>(row) + kb; }
 
 }  // namespace nv
 }  // namespace mcc

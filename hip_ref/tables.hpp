@@ -56,13 +56,44 @@ inline std::vector<Instr> mfma_table() {
   return v;
 }
 
+/// Bits an element takes in an mma.sync fragment: packed e2m1 of the m16n8k64 shapes 4, else
+/// its container (fp6/fp4 of kind::f8f6f4: 8).
+inline int frag_bits(nv::Frag f, Ty t) { return f == nv::Frag::M16N8K64_4 ? 4 : 8 * bytes_of(t); }
+
+/// A or B of mma.sync: the 32 lanes' fragment registers (lane-major, elements low to high). In
+/// the 8-bit containers of kind::f8f6f4, e2m1 sits in bits 5:2, e3m2 and e2m3 in bits 5:0 (PTX
+/// ISA 9.7.14: "resides in central 4 bits of the 8-bit container").
+inline Operand mma_operand(nv::Frag f, Ty t, bool b_operand) {
+  const int bits = frag_bits(f, t);
+  const int per = (b_operand ? nv::mma_b_regs(f) : nv::mma_a_regs(f)) * 32 / bits;
+  Operand op;
+  op.elems = static_cast<size_t>(32 * per);
+  op.elem_bytes = bytes_of(t);
+  if (bits == 4) op.elem_bits = 4;
+  if (bits == 8 && t == Ty::e2m1) op.shift = 2;
+  if (b_operand)
+    op.index = [f, per](int bl, int kk, int j) {
+      int lane, e;
+      nv::mma_b_pos(f, bl, kk, j, &lane, &e);
+      return static_cast<size_t>(lane) * per + e;
+    };
+  else
+    op.index = [f, per](int bl, int i, int kk) {
+      int lane, e;
+      nv::mma_a_pos(f, bl, i, kk, &lane, &e);
+      return static_cast<size_t>(lane) * per + e;
+    };
+  return op;
+}
+
 /// mma.sync: A/B/C images are the 32 lanes' fragments (lane-major, elements low to high).
+/// min_arch 1200: the kind:: forms of sm_120a.
 inline Instr make_mma(const char* name, const char* ptx, nv::Frag f, Ty a, Ty b, Ty out,
                       int min_arch) {
   Instr in;
   in.name = name;
   in.impl = ptx;
-  in.note = "sm_" + std::to_string(min_arch / 10) + "+";
+  in.note = "sm_" + std::to_string(min_arch / 10) + (min_arch >= 1200 ? "a" : "+");
   in.a = a;
   in.b = b;
   in.out = out;
@@ -71,20 +102,11 @@ inline Instr make_mma(const char* name, const char* ptx, nv::Frag f, Ty a, Ty b,
   in.n = 8;
   in.blocks = quads ? 4 : 1;
   // k: the A fragment holds m*k elements over 32 lanes.
-  in.k = 32 * nv::mma_a_regs(f) * 4 / bytes_of(a) / in.m / in.blocks;
-  const int ea = nv::mma_a_regs(f) * 4 / bytes_of(a), eb = nv::mma_b_regs(f) * 4 / bytes_of(b);
+  in.k = 32 * nv::mma_a_regs(f) * 32 / frag_bits(f, a) / in.m / in.blocks;
+  in.A = mma_operand(f, a, false);
+  in.B = mma_operand(f, b, true);
   const int ec = nv::mma_cd_elems(f);
   const bool f16 = out == Ty::fp16;
-  in.A = {static_cast<size_t>(32 * ea), bytes_of(a), [f, ea](int bl, int i, int kk) {
-            int lane, e;
-            nv::mma_a_pos(f, bl, i, kk, &lane, &e);
-            return static_cast<size_t>(lane) * ea + e;
-          }};
-  in.B = {static_cast<size_t>(32 * eb), bytes_of(b), [f, eb](int bl, int kk, int j) {
-            int lane, e;
-            nv::mma_b_pos(f, bl, kk, j, &lane, &e);
-            return static_cast<size_t>(lane) * eb + e;
-          }};
   in.C = {static_cast<size_t>(32 * ec), bytes_of(out), [f, f16, ec](int bl, int i, int j) {
             int lane, e;
             nv::mma_cd_pos(f, f16, bl, i, j, &lane, &e);
@@ -93,13 +115,45 @@ inline Instr make_mma(const char* name, const char* ptx, nv::Frag f, Ty a, Ty b,
   return in;
 }
 
-/// A and B of wgmma / tcgen05: shared-memory images in the canonical K-major layout.
-inline Operand smem_operand(int rows, int k, Ty t, bool b_operand) {
-  const nv::SmemKMajor L{rows, k, bytes_of(t)};
+/// Block-scaled mma.sync (sm_120a): as make_mma, plus one scale word a lane for A and for B
+/// (nv::mma_sfa_pos); `vec` scales per row (scale_vec::1X, 2X, 4X).
+inline Instr make_mma_bs(const char* name, const char* ptx, nv::Frag f, Ty a, Ty b, Ty scale, int vec) {
+  Instr in = make_mma(name, ptx, f, a, b, Ty::fp32, 1200);
+  in.scale = scale;
+  in.scale_block = in.k / vec;
+  in.SA = {128, 1, [](int, int i, int kb) { return nv::mma_sfa_pos(i, kb); }};
+  in.SB = {128, 1, [](int, int kb, int j) { return nv::mma_sfb_pos(kb, j); }};
+  return in;
+}
+
+/// A and B of wgmma / tcgen05: shared-memory images in the canonical K-major layout. fp6/fp4
+/// (`packed` false: kind::f8f6f4, kind::mxf8f6f4) take the layout of 8-bit elements, each 16
+/// of them packed into the first 8 (fp4) or 12 (fp6) bytes of their 16 ("b4x16_p64",
+/// "b6x16_p32": PTX ISA 9.7.16.10.4); `packed` (kind::mxf4, mxf4nvf4): two e2m1 a byte.
+inline Operand smem_operand(int rows, int k, Ty t, bool b_operand, bool packed = false) {
   const int eb = bytes_of(t);
+  const nv::SmemKMajor L{rows, packed ? k / 2 : k, eb};
+  Operand op;
+  op.elem_bytes = eb;
+  op.elems = packed ? 2 * L.bytes() : L.bytes() / eb;
+  const int w = format_of(t).width();
+  if (packed) {
+    op.elem_bits = 4;
+    op.index = [L, b_operand](int, int r, int c) {
+      const int row = b_operand ? c : r, kk = b_operand ? r : c;
+      return 2 * L.offset(row, kk / 2) + kk % 2;
+    };
+    return op;
+  }
+  if (w < 8) {
+    op.elem_bits = w;
+    op.group = 16;
+  }
   if (b_operand)  // B[k][j] is row j, column k of the N x K ("column-major") operand
-    return {L.bytes() / eb, eb, [L, eb](int, int kk, int j) { return L.offset(j, kk) / eb; }};
-  return {L.bytes() / eb, eb, [L, eb](int, int i, int kk) { return L.offset(i, kk) / eb; }};
+    op.index = [L, eb](int, int kk, int j) { return L.offset(j, kk) / eb; };
+  else
+    op.index = [L, eb](int, int i, int kk) { return L.offset(i, kk) / eb; };
+  return op;
 }
 
 /// wgmma m64nNk*: D image = the 128 threads' accumulator fragments (thread-major).
@@ -127,7 +181,7 @@ inline Instr make_wgmma(const char* name, const char* ptx, int n, int k, Ty a, T
 
 /// tcgen05.mma cta_group::1, M = 128: D in Tensor Memory, row i = lane i, column j; thread i
 /// of the CTA reads lane i (tcgen05.ld .32x32b), so the D image is row-major.
-inline Instr make_tc05(const char* name, const char* kind, int n, int k, Ty a, Ty b) {
+inline Instr make_tc05(const char* name, const char* kind, int n, int k, Ty a, Ty b, bool packed = false) {
   Instr in;
   in.name = name;
   in.impl = std::string("tcgen05.mma.cta_group::1.") + kind;
@@ -138,10 +192,22 @@ inline Instr make_tc05(const char* name, const char* kind, int n, int k, Ty a, T
   in.m = 128;
   in.n = n;
   in.k = k;
-  in.A = smem_operand(128, k, a, false);
-  in.B = smem_operand(n, k, b, true);
+  in.A = smem_operand(128, k, a, false, packed);
+  in.B = smem_operand(n, k, b, true, packed);
   in.C = {static_cast<size_t>(128 * n), 4,
           [n](int, int i, int j) { return static_cast<size_t>(i) * n + j; }};
+  return in;
+}
+
+/// Block-scaled tcgen05.mma: as make_tc05, plus one scale word per row of A (128) and column
+/// of B (n), byte kb = K block kb (nv::tc05_sf_pos); `vec` scales per row.
+inline Instr make_tc05_bs(const char* name, const char* kind, int n, int k, Ty a, Ty b, Ty scale, int vec) {
+  const bool packed = std::string(kind).find("kind::mxf4") != std::string::npos;
+  Instr in = make_tc05(name, kind, n, k, a, b, packed);
+  in.scale = scale;
+  in.scale_block = k / vec;
+  in.SA = {static_cast<size_t>(4 * 128), 1, [](int, int i, int kb) { return nv::tc05_sf_pos(i, kb); }};
+  in.SB = {static_cast<size_t>(4 * n), 1, [](int, int kb, int j) { return nv::tc05_sf_pos(j, kb); }};
   return in;
 }
 
@@ -153,6 +219,10 @@ inline std::vector<Instr> nv_table() {
   v.push_back(make_wgmma(name, ptx, n, k, Ty::a, Ty::b, Ty::out));
 #define NV_TC05(id, name, n, k, a, b, kind, a_code, b_code) \
   v.push_back(make_tc05(name, kind, n, k, Ty::a, Ty::b));
+#define NV_MMA_BS(id, name, frag, a, b, scale, vec, ptx) \
+  v.push_back(make_mma_bs(name, ptx, nv::Frag::frag, Ty::a, Ty::b, Ty::scale, vec));
+#define NV_TC05_BS(id, name, n, k, a, b, scale, vec, kind, a_code, b_code) \
+  v.push_back(make_tc05_bs(name, kind, n, k, Ty::a, Ty::b, Ty::scale, vec));
 #include "nv_instructions.def"
   return v;
 }

@@ -73,7 +73,24 @@ EOF
   run nogpu --arch mi300x --instr v_mfma_f32_16x16x32_fp8_bf8 --n 10 --device-cmd "$tmp/no_gpu" --dir "$tmp/nogpu"
   check "no GPU: exit 3 with a message" test "$(rc nogpu)" = 3 -a -n "$(grep 'no GPU' "$tmp/nogpu.err")"
 
-  # 6. Usage errors: exit 2 with a message naming the problem.
+  # 6. Block scales reach the device: NVFP4 (rtxpro6000, UE4M3 per 16) through a "device" that
+  # insists on --sa/--sb (the collectors' block-scaled command line) and runs the model on them.
+  cat > "$tmp/scaled_device" <<EOF
+#!/usr/bin/env bash
+set -e
+while [ \$# -gt 0 ]; do case "\$1" in --a) a=\$2;; --b) b=\$2;; --c) c=\$2;; --d) d=\$2;; --sa) sa=\$2;; --sb) sb=\$2;; esac; shift 2; done
+[ -n "\$sa" ] && [ -n "\$sb" ] || { echo "fake: no --sa/--sb" >&2; exit 2; }
+"$matcore" run --arch rtxpro6000 --type nvfp4 --a "\$a" --b "\$b" --c "\$c" --sa "\$sa" --sb "\$sb" --d "\$d.tmp" 2>/dev/null
+{ echo "# fake device"; cat "\$d.tmp"; } > "\$d"
+rm -f "\$d.tmp"
+EOF
+  chmod +x "$tmp/scaled_device"
+  run nvfp4 --arch rtxpro6000 --instr mma.m16n8k64.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.ue4m3 \
+      --n 500 --device-cmd "$tmp/scaled_device" --dir "$tmp/nvfp4"
+  check "nvfp4: scale files sampled and passed to the device, 0 mismatches" \
+    test "$(rc nvfp4)" = 0 -a "$(out nvfp4 | cut -d' ' -f1-2)" = "samples=500 mismatches=0" -a -s "$tmp/nvfp4/sa.txt"
+
+  # 7. Usage errors: exit 2 with a message naming the problem.
   run e1 --arch mi300x --instr v_mfma_nonsense --n 10 --stand-in --dir "$tmp/e1"
   check "unknown instruction: exit 2" test "$(rc e1)" = 2 -a -n "$(grep 'not an instruction of mi300x' "$tmp/e1.err")"
   run e2 --arch mi250 --instr v_mfma_f32_16x16x32_fp8_bf8 --n 10 --stand-in --dir "$tmp/e2"
@@ -139,10 +156,18 @@ codegen-nv)
     arch=${pair%%=*}; ptx=${pair#*=}
     num=${arch%%[a-z]*}            # 90a -> 90
     cc=$((num * 10))
-    mma=$(awk -F, -v cc="$cc" '/^NV_MMA\(/ { gsub(/ /, "", $7); if ($7 + 0 <= cc) n++ } END { print n + 0 }' "$def")
+    # min_arch >= 1200: the kind:: forms, on the arch-specific sm_120a / sm_121a only
+    feat=0; case "$arch" in 120a|121a) feat=1 ;; esac
+    mma=$(awk -F, -v cc="$cc" -v feat="$feat" '/^NV_MMA\(/ { gsub(/ /, "", $7); v = $7 + 0; if (v <= cc && (v < 1200 || feat)) n++ } END { print n + 0 }' "$def")
+    [ "$feat" = 1 ] && mma=$((mma + $(grep -c '^NV_MMA_BS(' "$def")))
+    # PTX ISA < 9.1 (CUDA < 13.1): no mma.sync kind::mxf4nvf4 with ue8m0 per 16 (scale_vec::4X)
+    ver=$(awk '/^\.version/ { print $2; exit }' "$ptx")
+    if [ "$feat" = 1 ] && awk -v v="$ver" 'BEGIN { split(v, p, "."); exit !(p[1] < 9 || (p[1] == 9 && p[2] < 1)) }'; then
+      mma=$((mma - $(grep -c '^NV_MMA_BS(.*scale_vec::4X.f32.e2m1.e2m1.ue8m0' "$def")))
+    fi
     wg=0; tc=0
     [ "$arch" = 90a ] && wg=$(grep -c '^NV_WGMMA(' "$def")
-    case "$arch" in 100a|103a|100f|103f) tc=$(grep -c '^NV_TC05(' "$def") ;; esac
+    case "$arch" in 100a|103a|100f|103f) tc=$(grep -c '^NV_TC05\(_BS\)\?(' "$def") ;; esac
     check "sm_$arch: mma.sync $(grep -c 'mma.sync.aligned' "$ptx")/$mma" test "$(grep -c 'mma.sync.aligned' "$ptx")" = "$mma"
     check "sm_$arch: wgmma $(grep -c 'wgmma.mma_async' "$ptx")/$wg" test "$(grep -c 'wgmma.mma_async' "$ptx")" = "$wg"
     check "sm_$arch: tcgen05.mma $(grep -c 'tcgen05.mma.cta_group' "$ptx")/$tc" test "$(grep -c 'tcgen05.mma.cta_group' "$ptx")" = "$tc"

@@ -122,6 +122,10 @@ void a(nv::Frag f, int lane, int i, int* row, int* col) {
       *col = t * 4 + (i & 3) + (i >= 8 ? 16 : 0);
       return;
     case nv::Frag::M8N8K4_F64: *row = g; *col = t; return;
+    case nv::Frag::M16N8K64_4:
+      *row = (i < 8 || (i >= 16 && i < 24)) ? g : g + 8;
+      *col = t * 8 + (i & 7) + (i >= 16 ? 32 : 0);
+      return;
   }
 }
 void b(nv::Frag f, int lane, int i, int* row, int* col) {
@@ -134,6 +138,7 @@ void b(nv::Frag f, int lane, int i, int* row, int* col) {
     case nv::Frag::M16N8K8_TF32: *row = i == 0 ? t : t + 4; *col = g; return;
     case nv::Frag::M16N8K32_8: *row = t * 4 + (i & 3) + (i >= 4 ? 16 : 0); *col = g; return;
     case nv::Frag::M8N8K4_F64: *row = t; *col = g; return;
+    case nv::Frag::M16N8K64_4: *row = t * 8 + (i & 7) + (i >= 8 ? 32 : 0); *col = g; return;
   }
 }
 void c(nv::Frag f, bool f16, int lane, int i, int* row, int* col) {
@@ -163,11 +168,11 @@ int quad_pair(int lane) { return (lane % 16) / 4; }
 TEST(Layouts, MmaSyncAgreesWithThePtxFormulas) {
   const nv::Frag all[] = {nv::Frag::M8N8K4,      nv::Frag::M16N8K8_16,  nv::Frag::M16N8K16_16,
                           nv::Frag::M16N8K4_TF32, nv::Frag::M16N8K8_TF32, nv::Frag::M16N8K32_8,
-                          nv::Frag::M8N8K4_F64};
-  const int a_bytes[] = {2, 2, 2, 4, 4, 1, 8}, b_bytes[] = {2, 2, 2, 4, 4, 1, 8};
-  for (int fi = 0; fi < 7; ++fi) {
+                          nv::Frag::M8N8K4_F64,  nv::Frag::M16N8K64_4};
+  const int bits[] = {16, 16, 16, 32, 32, 8, 64, 4};  // of an element of A and B
+  for (int fi = 0; fi < 8; ++fi) {
     const nv::Frag f = all[fi];
-    const int na = nv::mma_a_regs(f) * 4 / a_bytes[fi], nb = nv::mma_b_regs(f) * 4 / b_bytes[fi];
+    const int na = nv::mma_a_regs(f) * 32 / bits[fi], nb = nv::mma_b_regs(f) * 32 / bits[fi];
     for (int lane = 0; lane < 32; ++lane) {
       const int blk = f == nv::Frag::M8N8K4 ? ptx::quad_pair(lane) : 0;
       for (int i = 0; i < na; ++i) {
@@ -194,6 +199,54 @@ TEST(Layouts, MmaSyncAgreesWithThePtxFormulas) {
         }
     }
   }
+}
+
+TEST(Layouts, SubByteContainersAndBlockScales) {
+  // kind::f8f6f4 in mma.sync: "The matrix element of type .e2m1 resides in central 4 bits of
+  // the 8-bit container ... .e3m2 or .e2m3 ... in the lower 6 bits" (PTX ISA 9.7.14).
+  const auto t = nv_table();
+  const Instr& m4 = by_name(t, "mma.m16n8k32.kind::f8f6f4.f32.e2m1.e3m2");
+  Bytes img(m4.A.image_bytes(m4.A.elems), 0);
+  put_elem(img, m4.A, 5, 0xF);   // e2m1 -6.0
+  EXPECT_EQ(img[5], 0x3C);
+  Bytes imb(m4.B.image_bytes(m4.B.elems), 0);
+  put_elem(imb, m4.B, 3, 0x3F);  // e3m2 -28.0
+  EXPECT_EQ(imb[3], 0x3F);
+  EXPECT_EQ(get_elem(img, m4.A, 5), 0xFu);
+  // m16n8k64: eight e2m1 a register, element j in nibble j (low first).
+  const Instr& x4 = by_name(t, "mma.m16n8k64.kind::mxf4.block_scale.scale_vec::2X.f32.e2m1.e2m1.ue8m0");
+  EXPECT_EQ(x4.k, 64);
+  EXPECT_EQ(x4.scale_block, 32);
+  Bytes p4(x4.A.image_bytes(x4.A.elems), 0);
+  EXPECT_EQ(p4.size(), 32u * 16);      // 4 registers a lane
+  put_elem(p4, x4.A, x4.A.index(0, 9, 40), 0x7);  // row 9 = g 1 + 8, k 40: lane 4 + 1, a3, nibble 0
+  EXPECT_EQ(p4[5 * 16 + 12], 0x07);
+  put_elem(p4, x4.A, x4.A.index(0, 9, 41), 0x2);  // nibble 1 of the same byte
+  EXPECT_EQ(p4[5 * 16 + 12], 0x27);
+  // tcgen05 kind::f8f6f4 fp4 in shared memory: 16 elements in 8 bytes, then 8 bytes of padding
+  // (b4x16_p64); fp6: 16 in 12 bytes, then 4 (b6x16_p32).
+  const Instr& tc = by_name(t, "tcgen05.mma.kind::f8f6f4.k32.e2m3.e2m1");
+  EXPECT_EQ(tc.A.image_bytes(tc.A.elems), 128u * 32);
+  Bytes sa(tc.A.image_bytes(tc.A.elems), 0), sb(tc.B.image_bytes(tc.B.elems), 0);
+  for (int k = 0; k < 16; ++k) put_elem(sb, tc.B, tc.B.index(0, k, 0), 0xF);  // column 0, k 0..15
+  for (int x = 0; x < 16; ++x) EXPECT_EQ(sb[x], x < 8 ? 0xFF : 0x00) << x;
+  for (int k = 0; k < 16; ++k) put_elem(sa, tc.A, tc.A.index(0, 0, k), 0x3F);
+  for (int x = 0; x < 16; ++x) EXPECT_EQ(sa[x], x < 12 ? 0xFF : 0x00) << x;
+  // Packed e2m1 of the mxf4 kinds in shared memory: two a byte, 32 per 16-byte core-matrix row.
+  const Instr& tx = by_name(t, "tcgen05.mma.kind::mxf4.block_scale.block32.e2m1.ue8m0");
+  EXPECT_EQ(tx.A.image_bytes(tx.A.elems), 128u * 32);
+  EXPECT_EQ(tx.A.index(0, 0, 33), 2 * 128u + 1);  // k 33: second core matrix (LBO 128), high nibble
+  // Block scales of mma.sync (thread-id 0, byte-id 0): row r of A from lane 4*(r % 8) + r / 8,
+  // column n of B from lane 4n, K block kb in byte kb.
+  for (int r = 0; r < 16; ++r) EXPECT_EQ(x4.SA.index(0, r, 1), 4u * (r < 8 ? 4 * r : 4 * (r - 8) + 1) + 1);
+  for (int n = 0; n < 8; ++n) EXPECT_EQ(x4.SB.index(0, 1, n), 16u * n + 1);
+  // tcgen05: one word a row / column, byte kb; the block-scaled descriptor's fields.
+  EXPECT_EQ(tx.SA.index(0, 70, 1), 4u * 70 + 1);
+  EXPECT_EQ(tx.SB.elems, 4u * 256);
+  EXPECT_EQ(nv::tcgen05_idesc_bs(128, 256, 1, 1, 1), (1u << 7) | (1u << 10) | (32u << 17) | (1u << 23) | (1u << 27));
+  // unit scales where no sample's scale goes (e8m0 0x7f, ue4m3 0x38)
+  EXPECT_EQ(blank_images(x4, 1).SA[2], 0x7F);
+  EXPECT_EQ(blank_images(by_name(t, "tcgen05.mma.kind::mxf4nvf4.block_scale.block16.e2m1.ue4m3"), 1).SB[7], 0x38);
 }
 
 TEST(Layouts, WgmmaAccumulatorAndSharedMemory) {
@@ -245,17 +298,24 @@ TEST(Tables, NameExactlyMatcoresInstructions) {
     if (m.vendor == "amd") {
       EXPECT_EQ(m.blocks, in.blocks) << in.name;
     }
-    EXPECT_EQ(m.a_type, to_string(in.a)) << in.name;
-    EXPECT_EQ(m.b_type, to_string(in.b)) << in.name;
     EXPECT_EQ(m.out_type, to_string(in.out)) << in.name;
+    if (!in.scale_block) {
+      EXPECT_EQ(m.a_type, to_string(in.a)) << in.name;
+      EXPECT_EQ(m.b_type, to_string(in.b)) << in.name;
+      continue;
+    }
+    // Block-scaled: matcore's type names the kind; its datapath has the formats and blocks.
+    const mc::Datapath dp = mc::instruction_datapath(in.note == "sm_120a" ? "rtxpro6000" : "b200", m);
+    EXPECT_TRUE(dp.a_fmt == format_of(in.a)) << in.name;
+    EXPECT_TRUE(dp.b_fmt == format_of(in.b)) << in.name;
+    EXPECT_TRUE(dp.scale_fmt == format_of(in.scale)) << in.name;
+    EXPECT_EQ(dp.scale_block, in.scale_block) << in.name;
   }
-  // Instructions whose collector is still to be written (issue 27, item 5): the fp6/fp4 forms of kind::f8f6f4, the block_scale kinds and CDNA4's new MFMAs. Named by rule and counted, so
-  // that every other instruction must have its collector and a new collector must leave the list.
+  // Instructions whose collector is still to be written: CDNA4's new MFMAs (the build
+  // machine's hipcc cannot target gfx950). Named by rule and counted, so that every other
+  // instruction must have its collector and a new collector must leave the list.
   auto pending = [](const mc::Instruction& m) {
-    auto narrow = [](const std::string& t) { return t == "e3m2" || t == "e2m3" || t == "e2m1"; };
-    if (m.vendor == "amd") return m.families == "cdna4";  // gfx950's new MFMAs: clang-19 has no gfx950
-    return m.vendor == "nvidia" && (m.name.find("block_scale") != std::string::npos ||
-                                    narrow(m.a_type) || narrow(m.b_type));
+    return m.vendor == "amd" && m.families == "cdna4";  // gfx950's new MFMAs: clang-19 has no gfx950
   };
   int n_pending = 0;
   for (const mc::Instruction& m : mc::all_instructions()) {
@@ -266,9 +326,8 @@ TEST(Tables, NameExactlyMatcoresInstructions) {
     }
     EXPECT_TRUE(mine.count(m.name)) << "matcore instruction without a collector: " << m.name;
   }
-  // fp6/fp4 kind::f8f6f4 21 on tcgen05 and 21 on sm_120a, mxf8f6f4 25 on each, the fp4 kinds 3 on each;
   // CDNA4: f16 and bf16 2 each, f8f6f4 and scale f8f6f4 2 shapes x 25 mixes each
-  EXPECT_EQ(n_pending, 21 + 21 + 25 + 25 + 3 + 3 + 4 + 100);
+  EXPECT_EQ(n_pending, 4 + 100);
 }
 
 // ------------------------------------------------------------------ model as the device
@@ -299,11 +358,15 @@ mc::Datapath datapath_for(const std::string& arch, const Instr& in) {
   return mc::find_preset(arch, m.type(), "fp16", fp8 ? (cls == "mma" ? "mma.sync" : cls) : "");
 }
 
-// A "device" that computes every D element of every tile with matcore's model.
-Launch model_device(const Instr& in, const mc::Datapath& dp, bool break_layout = false) {
-  return [&in, dp, break_layout](size_t groups, const Bytes& A, const Bytes& B, const Bytes& C, Bytes& D) {
-    D.assign(C.size(), 0);
-    std::vector<uint64_t> a(in.k), b(in.k);
+// A "device" that computes every D element of every tile with matcore's model (with the block
+// scales of the scale images).
+// break_layout: D[0][1] and D[1][0] of block 0 swapped; break_scales: A's scales of rows 0
+// and 1 swapped.
+Launch model_device(const Instr& in, const mc::Datapath& dp, bool break_layout = false, bool break_scales = false) {
+  return [&in, dp, break_layout, break_scales](size_t groups, const Images& im, Bytes& D) {
+    D.assign(im.C.size(), 0);
+    const int ns = in.scales_per_row();
+    std::vector<uint64_t> a(in.k), b(in.k), sa(ns), sb(ns);
     auto load = [&](Ty t, uint64_t bits) {  // what the hardware reads from a container
       if (t == Ty::fp32 || t == Ty::xf32 || t == Ty::tf32 || t == Ty::fp64)
         return mc::ingest_value(dp.a_fmt, dp.ingest, bits, t == Ty::fp64 ? 64 : 32, "image");
@@ -314,15 +377,22 @@ Launch model_device(const Instr& in, const mc::Datapath& dp, bool break_layout =
         for (int i = 0; i < in.m; ++i)
           for (int j = 0; j < in.n; ++j) {
             for (int k = 0; k < in.k; ++k) {
-              a[k] = load(in.a, get_elem(A, g * in.A.elems + in.A.index(bl, i, k), in.A.elem_bytes));
-              b[k] = load(in.b, get_elem(B, g * in.B.elems + in.B.index(bl, k, j), in.B.elem_bytes));
+              a[k] = load(in.a, get_elem(im.A, in.A, g * in.A.elems + in.A.index(bl, i, k)));
+              b[k] = load(in.b, get_elem(im.B, in.B, g * in.B.elems + in.B.index(bl, k, j)));
+            }
+            for (int kb = 0; kb < ns; ++kb) {
+              const int ri = break_scales && i < 2 ? 1 - i : i;
+              sa[kb] = im.SA[g * in.SA.elems + in.SA.index(bl, ri, kb)];
+              sb[kb] = im.SB[g * in.SB.elems + in.SB.index(bl, kb, j)];
             }
             const size_t ci = g * in.C.elems + in.C.index(bl, i, j);
-            const uint64_t d = mc::dot(dp, a.data(), b.data(), in.k, get_elem(C, ci, in.C.elem_bytes));
+            const uint64_t c = get_elem(im.C, in.C, ci);
+            const uint64_t d = ns ? mc::dot(dp, a.data(), b.data(), in.k, c, mc::scale_refs(sa, sb))
+                                  : mc::dot(dp, a.data(), b.data(), in.k, c);
             size_t di = ci;
             if (break_layout && bl == 0 && i == 1 && j == 0) di = g * in.C.elems + in.C.index(0, 0, 1);
             if (break_layout && bl == 0 && i == 0 && j == 1) di = g * in.C.elems + in.C.index(0, 1, 0);
-            put_elem(D, di, in.C.elem_bytes, d);
+            put_elem(D, in.C, di, d);
           }
   };
 }
@@ -344,6 +414,16 @@ TEST(Pipeline, ModelAsDeviceMatchesMatcoreRun) {
       {"h100", "wgmma.m64n256k32.f32.e4m3.e5m2"},
       {"b200", "tcgen05.mma.kind::f16.k16.bf16"},
       {"a100", "mma.m8n8k4.f64"},                 // DMMA: binary64 in and out
+      // fp6/fp4: 8-bit containers (e2m1 in bits 5:2), padded shared memory (b4x16_p64, b6x16_p32)
+      {"rtxpro6000", "mma.m16n8k32.kind::f8f6f4.f32.e2m1.e3m2"},
+      {"b200", "tcgen05.mma.kind::f8f6f4.k32.e2m3.e2m1"},
+      // block scales: in registers (sm_120a) and in Tensor Memory (tcgen05); packed fp4
+      {"rtxpro6000", "mma.m16n8k32.kind::mxf8f6f4.block_scale.scale_vec::1X.f32.e5m2.e2m1.ue8m0"},
+      {"rtxpro6000", "mma.m16n8k64.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.ue4m3"},
+      {"rtxpro6000", "mma.m16n8k64.kind::mxf4.block_scale.scale_vec::2X.f32.e2m1.e2m1.ue8m0"},
+      {"b200", "tcgen05.mma.kind::mxf8f6f4.block_scale.block32.e3m2.e4m3.ue8m0"},
+      {"b200", "tcgen05.mma.kind::mxf4nvf4.block_scale.block16.e2m1.ue4m3"},
+      {"b200", "tcgen05.mma.kind::mxf4.block_scale.block32.e2m1.ue8m0"},
   };
   const TmpDir tmp;
   const std::string& dir = tmp.path;
@@ -356,7 +436,10 @@ TEST(Pipeline, ModelAsDeviceMatchesMatcoreRun) {
     sp.N = 300;  // several instructions, the last one partly filled
     sp.seed = 7;
     mc::write_samples(sp, dir, 1);
-    const Samples s = read_samples(in, dir + "/a.txt", dir + "/b.txt", dir + "/c.txt");
+    const bool scaled = in.scale_block > 0;
+    const Samples s = read_samples(in, dir + "/a.txt", dir + "/b.txt", dir + "/c.txt", scaled ? dir + "/sa.txt" : "",
+                                   scaled ? dir + "/sb.txt" : "");
+    ASSERT_EQ(s.sa.size(), s.n * in.scales_per_row()) << cs.instr;
     const std::vector<uint64_t> d = run_samples(in, s, model_device(in, dp));
     // matcore run (the stand-in device) on the same files
     const std::string want = dir + "/want.txt";
@@ -374,6 +457,9 @@ TEST(Pipeline, ModelAsDeviceMatchesMatcoreRun) {
     std::string rep;
     EXPECT_EQ(self_test(in, model_device(in, dp), &rep), 0u) << cs.instr << "\n" << rep;
     EXPECT_EQ(self_test(in, model_device(in, dp, true), &rep), 2u) << cs.instr;
+    if (scaled) {
+      EXPECT_GT(self_test(in, model_device(in, dp, false, true), &rep), 0u) << cs.instr;
+    }
   }
 }
 
@@ -387,7 +473,8 @@ TEST(Pipeline, SelfTestValuesAreExactEverywhere) {
     EXPECT_EQ(self_test(in, model_device(in, datapath_for(amd_arch.at(fam), in)), &rep), 0u) << in.name << rep;
   }
   for (const Instr& in : nv_table()) {
-    const std::string arch = in.out == Ty::fp64                      ? "a100"
+    const std::string arch = in.note == "sm_120a"                     ? "rtxpro6000"
+                             : in.out == Ty::fp64                      ? "a100"
                              : in.name.rfind("mma.m8n8k4", 0) == 0 ? "v100"
                              : in.name.rfind("wgmma", 0) == 0     ? "h100"
                              : in.name.rfind("tcgen05", 0) == 0   ? "b200"
