@@ -20,6 +20,7 @@
 #include "matcore/explore.hpp"
 #include "matcore/features.hpp"
 #include "matcore/fields.hpp"
+#include "matcore/model.hpp"
 #include "matcore/output.hpp"
 #include "matcore/plan.hpp"
 #include "matcore/presets.hpp"
@@ -41,14 +42,77 @@ struct FeaturesCmd {
   DatapathArgs dpa;
   std::string emit, results, compare;
   int k = 0;
+
+  /// The fitted scale fields of `det` against `want`'s: "" when equal.
+  static std::string scale_diff(const Datapath& want, const Datapath& det) {
+    std::string diff;
+    for (const char* name : {"group_size", "group_align", "frac_bits"}) {
+      const Field& f = *find_field(name);
+      if (f.get(want) != f.get(det)) diff += std::string("  ") + name + ": " + f.get(want) + " -> " + f.get(det) + "\n";
+    }
+    return diff;
+  }
+
+  /// A block-scaled preset (--arch/--type or --datapath): model mode runs its scale probes (and,
+  /// for 8-bit or wider elements, the general probes first, whose result is then the base of the
+  /// scale fit); with --emit/--results the preset is the base of a device's scale fit.
+  int run_scaled(const Datapath& dp) const {
+    const int K = k ? k : std::min(dp.k_default, 64);
+    const ScaleProbes p = scale_feature_vectors(dp, K);
+    if (!emit.empty()) {
+      OutputDir emit_dir(emit, "--emit");
+      emit_scale_probes(p, emit);
+      emit_dir.keep();
+      std::printf("wrote %zu scale probes (k = %d) to %s/{a,b,c,sa,sb,manifest}.txt: run them on the device, "
+                  "then 'matcore features %s --results D_FILE'\n", p.v.size(), K, emit.c_str(),
+                  dpa.file.empty() ? ("--arch " + dpa.arch + " --type " + dpa.type).c_str() : ("--datapath " + dpa.file).c_str());
+      return 0;
+    }
+    Datapath base = dp;
+    int status = 0;
+    const bool wide = dp.a_fmt.width() >= 8 && dp.b_fmt.width() >= 8;
+    if (results.empty() && wide) {  // the general probes (unit scales) decide the other fields
+      const DetectedFeatures det = detect_features(dp, K);
+      std::printf("features of %s (k = %d), detected from %zu probe vectors (unit scales):\n%s", dp.name().c_str(), K,
+                  det.samples, format_feature_table(det).c_str());
+      const std::string diff = compare_features(dp, det.dp);
+      std::printf("%s\n", diff.empty() ? "detected parameters = preset parameters" : ("differences from the preset:\n" + diff).c_str());
+      status = diff.empty() ? 0 : 1;
+      base = det.dp;
+      base.scale_fmt = dp.scale_fmt;
+      base.scale_block = dp.scale_block;
+    }
+    std::vector<uint64_t> d;
+    if (!results.empty()) {
+      d = read_feature_results(p.v, results);
+    } else {
+      d.resize(p.v.size());
+      for (size_t i = 0; i < d.size(); ++i)
+        d[i] = mc::dot(dp, &p.v.a[i * K], &p.v.b[i * K], K, p.v.c[i], ScaleRefs{&p.sa[i * p.per_sample], &p.sb[i * p.per_sample]});
+    }
+    const DetectedFeatures sc = decide_scale_features(scale_fit_base(base), p, d);
+    std::printf("block scales of %s (k = %d), fitted to %zu scale probes%s:\n%s", dp.name().c_str(), K, sc.samples,
+                results.empty() ? "" : (" (the device's d: " + results + ")").c_str(), format_feature_table(sc).c_str());
+    if (!results.empty()) return 0;
+    if (sc.fits > 1) {  // the preset's own values reproduce its results: one of the candidates
+      std::printf("the scale probes do not decide this datapath's scale fields (%zu candidates fit, the preset's among them)\n",
+                  sc.fits);
+      return status;
+    }
+    const std::string diff = scale_diff(dp, sc.dp);
+    std::printf("%s\n", diff.empty() ? "fitted scale fields = preset's" : ("differences from the preset:\n" + diff).c_str());
+    return diff.empty() ? status : 1;
+  }
+
   int run() const {
     const std::string out = dpa.out.empty() ? "fp32" : dpa.out;
     if (out != "fp32" && out != "fp16" && out != "fp64") throw UsageError("--out must be fp32, fp16 or fp64");
     if (!dpa.arch.empty() || !dpa.file.empty()) {
+      const Datapath dp = dpa.resolve();
+      if (dp.scaled()) return run_scaled(dp);
       if (!emit.empty() || !results.empty())
         throw UsageError("--arch detects the features of a preset; --emit/--results are for a device "
                          "(use --compare ARCH to compare device results with a preset)");
-      const Datapath dp = dpa.resolve();
       const int K = k ? k : std::min(dp.k_default, 64);  // the probes cover k = 2..64
       const DetectedFeatures det = detect_features(dp, K);
       std::printf("features of %s (k = %d%s), detected from %zu probe vectors:\n%s", dp.name().c_str(), K,
@@ -217,7 +281,9 @@ void add_features_command(Program& p) {
   CLI::App* c = p.command("features", "feature detection (section 4 of the paper) on a preset, or on a device's results",
                 "  matcore features --arch h100 --type fp16\n"
                 "  matcore features --type fp16 --k 16 --emit probes    (run probes/ on the device, then:)\n"
-                "  matcore features --type fp16 --k 16 --results d.txt --compare h100",
+                "  matcore features --type fp16 --k 16 --results d.txt --compare h100\n"
+                "  matcore features --arch b200 --type nvfp4                (block scales: fitted)\n"
+                "  matcore features --arch b200 --type nvfp4 --emit probes  (then --results d.txt: fitted on the preset's other fields)",
                 [ft] { return ft->run(); });
   ft->dpa.add(c, true);
   c->add_option("--k", ft->k, "k of the instruction (the probes cover 2..64)")->check(cli::int_range(2, 64));

@@ -45,6 +45,7 @@ struct DetectedFeatures {
   std::vector<std::string> notes;      ///< ambiguities, fields not testable and why
   size_t samples = 0;                  ///< probe samples given
   size_t reproduced = 0;               ///< of those, reproduced bit for bit by `dp`
+  size_t fits = 0;                     ///< scale fit: candidates that reproduce every result
 };
 
 /// Decides the features from the d values (out_fmt patterns, one per sample) of the vectors,
@@ -67,6 +68,30 @@ std::string compare_features(const Datapath& expected, const Datapath& detected)
 
 /// Table-3-like text table of the detected features.
 std::string format_feature_table(const DetectedFeatures&);
+
+// --- block scales (issue 27; docs/features.md, "Block scales") ------------------------------
+/// Probes of a block-scaled unit: the vectors, and each sample's scales (per_sample patterns of
+/// scale_fmt for a and for b, as sa.txt / sb.txt hold them).
+struct ScaleProbes {
+  FeatureVectors v;
+  Format scale_fmt;
+  int per_sample = 0;
+  std::vector<uint64_t> sa, sb;
+};
+/// The scale probes for a block-scaled datapath's formats, scale format and block (only those
+/// are read from `base`) and dot length K (2..64).
+ScaleProbes scale_feature_vectors(const Datapath& base, int K);
+/// Fits group_size, group_align and frac_bits to the d of the scale probes: every other field is
+/// base's. The candidates that reproduce every result are kept; a field they disagree on is
+/// reported undecided and keeps base's value (when a fit has it); when none fits, the closest.
+DetectedFeatures decide_scale_features(const Datapath& base, const ScaleProbes& p, const std::vector<uint64_t>& d);
+/// Model mode: the probes through dot() of a block-scaled preset, fitted on scale_fit_base(preset).
+DetectedFeatures detect_scale_features(const Datapath& preset, int K = 0);
+/// The base of the model-mode fit: dp with group_size none and group_align scale (frac_bits is
+/// kept: it is fitted, and stays where the probes leave it open).
+Datapath scale_fit_base(const Datapath& dp);
+/// Writes the scale probes as DIR/a.txt, b.txt, c.txt, sa.txt, sb.txt and manifest.txt.
+void emit_scale_probes(const ScaleProbes& p, const std::string& dir);
 
 // --- files (shared vector format, docs/vector-format.md) ------------------------------------
 /// Writes DIR/a.txt, b.txt, c.txt (values widened to binary32, or binary64) and

@@ -71,7 +71,10 @@ uint64_t widen_input(const Format& f, uint64_t bits) {
 }
 }  // namespace
 
-void emit_feature_vectors(const FeatureVectors& v, const std::string& dir) {
+namespace {
+
+/// a, b, c and manifest (and the scale files sa, sb when `scales`), committed together.
+void emit_files(const FeatureVectors& v, const std::string& dir, const ScaleProbes* scales) {
   AbFile a, b;
   a.K = b.K = v.K;
   a.width = b.width = stored_width(v.a_fmt);
@@ -83,7 +86,7 @@ void emit_feature_vectors(const FeatureVectors& v, const std::string& dir) {
                           v.b_fmt.name + " -> " + v.out_fmt.name + "), K = " +
                           std::to_string(v.K) + ", " + std::to_string(v.size()) +
                           " samples; line i belongs to probe i of manifest.txt\n";
-  // the four files appear together or not at all
+  // the files appear together or not at all
   OutputFile fa(dir + "/a.txt"), fb(dir + "/b.txt"), fc(dir + "/c.txt"), fm(dir + "/manifest.txt");
   fa.write(ab_file_text(a, hdr));
   fb.write(ab_file_text(b, hdr));
@@ -91,8 +94,18 @@ void emit_feature_vectors(const FeatureVectors& v, const std::string& dir) {
   std::string text = hdr;
   for (const std::string& p : v.probe) text += p + "\n";
   fm.write(text);
-  commit_all({&fa, &fb, &fc, &fm});
+  if (!scales) return commit_all({&fa, &fb, &fc, &fm});
+  OutputFile fsa(dir + "/sa.txt"), fsb(dir + "/sb.txt");
+  fsa.write(scale_file_text(scales->sa, scales->per_sample, hdr));
+  fsb.write(scale_file_text(scales->sb, scales->per_sample, hdr));
+  commit_all({&fa, &fb, &fc, &fm, &fsa, &fsb});
 }
+
+}  // namespace
+
+void emit_feature_vectors(const FeatureVectors& v, const std::string& dir) { emit_files(v, dir, nullptr); }
+
+void emit_scale_probes(const ScaleProbes& p, const std::string& dir) { emit_files(p.v, dir, &p); }
 
 uint64_t feature_result_to_file(const Format& out, uint64_t d) {
   if (out == kBinary32 || out == kBinary64) return d;
