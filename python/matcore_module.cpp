@@ -44,6 +44,8 @@ namespace {
 using U64 = py::array_t<uint64_t, py::array::c_style>;
 using F64 = py::array_t<double, py::array::c_style>;
 
+bool narrow_words(const py::handle& h);
+
 /// The array as uint64 bit patterns: dtype uint64 and C-contiguous, else TypeError.
 U64 bits_arg(const py::handle& h, const char* what) {
   if (!py::isinstance<py::array>(h)) throw py::type_error(std::string(what) + ": expected a numpy array of uint64 bit patterns");
@@ -53,6 +55,12 @@ U64 bits_arg(const py::handle& h, const char* what) {
                          std::string(py::str(a.dtype())));
   if (!(a.flags() & py::array::c_style)) throw py::value_error(std::string(what) + ": the array must be C-contiguous (np.ascontiguousarray)");
   return py::reinterpret_borrow<U64>(a);
+}
+
+/// As bits_arg, but 8-, 16- and 32-bit unsigned words are taken too (widened: for 1-D d).
+U64 words_arg(const py::handle& h, const char* what) {
+  if (!narrow_words(h)) return bits_arg(h, what);
+  return py::array_t<uint64_t, py::array::c_style | py::array::forcecast>::ensure(h);
 }
 
 F64 values_arg(const py::handle& h, const char* what) {
@@ -146,10 +154,97 @@ U64 scales_arg(const Datapath& dp, const py::handle& h, const char* what, size_t
   return s;
 }
 
-/// a, b: (N, K) bit patterns; c: (N,) or None (zeros); sa, sb: block scales or None. Returns
-/// (N,) out_fmt bit patterns.
+/// An unsigned array of 8-, 16- or 32-bit words, C-contiguous (the compact forms of bit
+/// patterns: np.uint16 for fp16/bf16, np.uint8 for fp8, np.uint32 for binary32).
+bool narrow_words(const py::handle& h) {
+  if (!py::isinstance<py::array>(h)) return false;
+  const py::array a = py::reinterpret_borrow<py::array>(h);
+  return a.dtype().kind() == 'u' && a.itemsize() <= 4 && (a.flags() & py::array::c_style);
+}
+
+/// n words of a narrow (or uint64) array from element `at`, as 32-bit words (a pattern above
+/// `width` bits: its index in *bad, the lowest one kept).
+void load_words(const py::array& a, size_t at, size_t n, int width, uint32_t* dst, std::atomic<size_t>* bad) {
+  const uint64_t mask = width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
+  auto take = [&](const auto* p) {
+    uint64_t over = 0;
+    for (size_t i = 0; i < n; ++i) {
+      dst[i] = static_cast<uint32_t>(p[at + i]);
+      over |= static_cast<uint64_t>(p[at + i]) & ~mask;
+    }
+    if (!over) return;
+    for (size_t i = 0; i < n; ++i)
+      if (static_cast<uint64_t>(p[at + i]) & ~mask) {
+        size_t cur = bad->load();
+        while (at + i < cur && !bad->compare_exchange_weak(cur, at + i)) {
+        }
+        return;
+      }
+  };
+  switch (a.itemsize()) {
+    case 1: return take(static_cast<const uint8_t*>(a.data()));
+    case 2: return take(static_cast<const uint16_t*>(a.data()));
+    case 4: return take(static_cast<const uint32_t*>(a.data()));
+    default: return take(static_cast<const uint64_t*>(a.data()));
+  }
+}
+
+/// py_dot on narrow word arrays (formats of at most 32 bits, unscaled): blocks of 1024 samples
+/// widened to 32-bit words in cache and run by the kernel's 32-bit batch, no copy of the arrays.
+U64 py_dot_narrow(const Datapath& dp, const py::array& a, const py::array& b, const py::handle& ch, unsigned threads) {
+  const size_t N = static_cast<size_t>(a.shape(0));
+  const int K = static_cast<int>(a.shape(1));
+  py::array c;
+  const bool has_c = !ch.is_none();
+  if (has_c) {
+    if (!py::isinstance<py::array>(ch)) throw py::type_error("c: expected a numpy array of unsigned bit patterns");
+    c = py::reinterpret_borrow<py::array>(ch);
+    if (c.dtype().kind() != 'u' || !(c.flags() & py::array::c_style))
+      throw py::type_error("c: expected a C-contiguous unsigned integer array, got " + std::string(py::str(c.dtype())));
+    if (c.ndim() != 1 || static_cast<size_t>(c.shape(0)) != N)
+      throw py::value_error("c must be 1-D with one value per sample (" + std::to_string(N) + ")");
+  }
+  U64 d(static_cast<py::ssize_t>(N));
+  uint64_t* dout = d.mutable_data();
+  const FastDot fd(dp);
+  std::atomic<size_t> bad_a{N * K}, bad_b{N * K}, bad_c{N};
+  const size_t chunks = (N + 1023) / 1024;
+  parallel_for(chunks, threads, [&](size_t ch) {
+    const size_t i = ch * 1024, m = std::min<size_t>(1024, N - i);
+    thread_local std::vector<uint32_t> wa, wb, wc, wd;
+    wa.resize(m * K);
+    wb.resize(m * K);
+    wc.assign(m, 0);
+    wd.resize(m);
+    load_words(a, i * K, m * K, dp.a_fmt.width(), wa.data(), &bad_a);
+    load_words(b, i * K, m * K, dp.b_fmt.width(), wb.data(), &bad_b);
+    if (has_c) load_words(c, i, m, dp.out_fmt.width(), wc.data(), &bad_c);
+    fd.batch(wa.data(), wb.data(), wc.data(), wd.data(), m, K);
+    for (size_t j = 0; j < m; ++j) dout[i + j] = wd[j];
+  });
+  const struct { const std::atomic<size_t>& at; size_t end; const py::array& arr; const Format& f; const char* what; } checks[] = {
+      {bad_a, N * K, a, dp.a_fmt, "a"}, {bad_b, N * K, b, dp.b_fmt, "b"}, {bad_c, N, c, dp.out_fmt, "c"}};
+  for (const auto& k : checks)
+    if (k.at.load() < k.end)
+      throw py::value_error(std::string(k.what) + "[" + std::to_string(k.at.load()) + "] is not a " + k.f.name +
+                            " bit pattern (" + std::to_string(k.f.width()) + " bits)");
+  return d;
+}
+
+/// a, b: (N, K) bit patterns (uint64, or for formats of at most 32 bits uint8/16/32); c: (N,) or
+/// None (zeros); sa, sb: block scales or None. Returns (N,) out_fmt bit patterns.
 U64 py_dot(const Datapath& dp, const py::handle& ah, const py::handle& bh, const py::handle& ch, unsigned threads,
            const py::handle& sah, const py::handle& sbh, bool exact = false) {
+  if (narrow_words(ah) && narrow_words(bh)) {  // compact words: the 32-bit kernel, no copy
+    if (exact || dp.scaled() || dp.a_fmt.width() > 32 || dp.b_fmt.width() > 32 || dp.out_fmt.width() > 32)
+      throw py::type_error("a, b: uint8/uint16/uint32 arrays are taken for unscaled datapaths of formats up to 32 bits "
+                           "(dot, validate); pass uint64 bit patterns here");
+    const py::array na = py::reinterpret_borrow<py::array>(ah), nb = py::reinterpret_borrow<py::array>(bh);
+    if (na.ndim() != 2 || nb.ndim() != 2) throw py::value_error("a and b must be 2-D (samples, K)");
+    if (na.shape(0) != nb.shape(0) || na.shape(1) != nb.shape(1)) throw py::value_error("a and b must have the same shape");
+    if (na.shape(1) < 1) throw py::value_error("K (the second dimension) must be at least 1");
+    return py_dot_narrow(dp, na, nb, ch, threads);
+  }
   const U64 a = bits_arg(ah, "a"), b = bits_arg(bh, "b");
   if (a.ndim() != 2 || b.ndim() != 2) throw py::value_error("a and b must be 2-D (samples, K)");
   if (a.shape(0) != b.shape(0) || a.shape(1) != b.shape(1))
@@ -602,7 +697,7 @@ void bind_checks(py::module_& m) {
       [](const Datapath& dp, const py::handle& a, const py::handle& b, const py::handle& c, const py::handle& dh,
          unsigned threads, size_t show, const py::handle& sa, const py::handle& sb) {
         const U64 got = py_dot(dp, a, b, c, threads, sa, sb);
-        const U64 d = bits_arg(dh, "d");
+        const U64 d = words_arg(dh, "d");
         if (d.ndim() != 1 || d.shape(0) != got.shape(0)) throw py::value_error("d must be 1-D with one value per sample");
         check_width(d, dp.out_fmt, "d");
         py::list first;

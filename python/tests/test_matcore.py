@@ -60,6 +60,41 @@ def test_dot_is_the_cli_bit_for_bit():
             assert np.array_equal(matcore.dot(dp, a, b, c, threads=1), matcore.dot(dp, a, b, c, threads=3))
 
 
+def test_dot_takes_compact_words():
+    """uint8/uint16/uint32 arrays (np.load of sample --npy, or a.astype) run the 32-bit kernel
+    without a copy of the arrays: the same bits as uint64 and as matcore run; validate takes
+    them and a uint32 d; patterns wider than the format, block-scaled and 64-bit datapaths are
+    refused by name."""
+    with tempfile.TemporaryDirectory() as d:
+        for arch, typ, w in [("mi300x", "fp16", np.uint16), ("h100", "e4m3", np.uint8), ("mi250", "bf16", np.uint32),
+                             ("mi300x", "e5m2fnuz", np.uint8)]:
+            cli("sample", "--arch", arch, "--type", typ, "--n", "3000", "--subnormal", "--out", d)
+            cli("run", "--arch", arch, "--type", typ, "--a", d + "/a.txt", "--b", d + "/b.txt", "--c", d + "/c.txt",
+                "--d", d + "/d.txt")
+            dp = matcore.preset(arch, typ)
+            a, b = read_hex(d + "/a.txt"), read_hex(d + "/b.txt")
+            c, want = read_hex(d + "/c.txt")[:, 0], read_hex(d + "/d.txt")[:, 0]
+            assert a.max() < (1 << (8 * np.dtype(w).itemsize)), (arch, typ)
+            got = matcore.dot(dp, a.astype(w), b.astype(w), c.astype(np.uint32), threads=1)
+            assert got.dtype == np.uint64
+            assert np.array_equal(got, matcore.dot(dp, a, b, c)), (arch, typ)
+            assert np.array_equal(got, want), (arch, typ)
+            assert np.array_equal(matcore.dot(dp, a.astype(w), b.astype(w)), matcore.dot(dp, a, b))  # c = +0
+            r = matcore.validate(dp, a.astype(w), b.astype(w), c.astype(np.uint32), want.astype(np.uint32))
+            assert r["samples"] == 3000 and r["mismatches"] == 0
+    dp = matcore.preset("h100", "e4m3")
+    a = np.zeros((40, 32), dtype=np.uint16)
+    a[17, 3] = 0x1FF  # 9 bits: not an e4m3 pattern
+    with pytest.raises(ValueError, match=r"a\[547\] is not a e4m3"):
+        matcore.dot(dp, a, np.zeros((40, 32), dtype=np.uint16))
+    with pytest.raises(ValueError, match="same shape"):
+        matcore.dot(dp, np.zeros((4, 32), dtype=np.uint8), np.zeros((4, 16), dtype=np.uint8))
+    with pytest.raises(TypeError, match="uint64"):
+        matcore.dot(matcore.preset("b200", "nvfp4"), np.zeros((2, 64), dtype=np.uint8), np.zeros((2, 64), dtype=np.uint8))
+    with pytest.raises(TypeError, match="uint64"):
+        matcore.dot(matcore.preset("mi250", "fp64"), np.zeros((2, 4), dtype=np.uint32), np.zeros((2, 4), dtype=np.uint32))
+
+
 def test_block_scaled_dot_is_the_cli_bit_for_bit():
     """dot(dp, a, b, c, sa=, sb=): the block scales as (N, K / scale_block) arrays, equal to
     matcore run over sa.txt / sb.txt; the spec's GST-FDPA example; bad scale arrays raise."""
