@@ -42,15 +42,19 @@ def test_encode_decode_known_patterns():
     assert "bf16" in matcore.formats()
 
 
+def cli_set(d, arch, typ, n=3000):
+    """matcore sample (with subnormals) and run into d: the preset and a, b, c, the CLI's d."""
+    cli("sample", "--arch", arch, "--type", typ, "--n", str(n), "--subnormal", "--out", d)
+    cli("run", "--arch", arch, "--type", typ, "--a", d + "/a.txt", "--b", d + "/b.txt", "--c", d + "/c.txt",
+        "--d", d + "/d.txt")
+    a, b = read_hex(d + "/a.txt"), read_hex(d + "/b.txt")
+    return matcore.preset(arch, typ), a, b, read_hex(d + "/c.txt")[:, 0], read_hex(d + "/d.txt")[:, 0]
+
+
 def test_dot_is_the_cli_bit_for_bit():
     with tempfile.TemporaryDirectory() as d:
         for arch, typ in [("mi300x", "fp16"), ("h100", "e4m3"), ("mi250", "bf16"), ("mi250", "fp64")]:
-            cli("sample", "--arch", arch, "--type", typ, "--n", "3000", "--subnormal", "--out", d)
-            cli("run", "--arch", arch, "--type", typ, "--a", d + "/a.txt", "--b", d + "/b.txt", "--c", d + "/c.txt",
-                "--d", d + "/d.txt")
-            dp = matcore.preset(arch, typ)
-            a, b = read_hex(d + "/a.txt"), read_hex(d + "/b.txt")
-            c, want = read_hex(d + "/c.txt")[:, 0], read_hex(d + "/d.txt")[:, 0]
+            dp, a, b, c, want = cli_set(d, arch, typ)
             if dp.out_fmt == "binary32" or dp.out_fmt == "binary64":
                 got = matcore.dot(dp, a, b, c)
                 assert np.array_equal(got, want), (arch, typ)
@@ -68,12 +72,7 @@ def test_dot_takes_compact_words():
     with tempfile.TemporaryDirectory() as d:
         for arch, typ, w in [("mi300x", "fp16", np.uint16), ("h100", "e4m3", np.uint8), ("mi250", "bf16", np.uint32),
                              ("mi300x", "e5m2fnuz", np.uint8)]:
-            cli("sample", "--arch", arch, "--type", typ, "--n", "3000", "--subnormal", "--out", d)
-            cli("run", "--arch", arch, "--type", typ, "--a", d + "/a.txt", "--b", d + "/b.txt", "--c", d + "/c.txt",
-                "--d", d + "/d.txt")
-            dp = matcore.preset(arch, typ)
-            a, b = read_hex(d + "/a.txt"), read_hex(d + "/b.txt")
-            c, want = read_hex(d + "/c.txt")[:, 0], read_hex(d + "/d.txt")[:, 0]
+            dp, a, b, c, want = cli_set(d, arch, typ)
             assert a.max() < (1 << (8 * np.dtype(w).itemsize)), (arch, typ)
             got = matcore.dot(dp, a.astype(w), b.astype(w), c.astype(np.uint32), threads=1)
             assert got.dtype == np.uint64
