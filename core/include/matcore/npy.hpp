@@ -22,7 +22,7 @@ namespace mc {
 /// Whether a vector path names the binary form (ends in .npy).
 bool is_npy_path(const std::string& path);
 
-/// A read-only mapped .npy array of unsigned integers.
+/// A read-only .npy array of unsigned integers (mapped; large blocks read with pread).
 class NpyArray {
  public:
   explicit NpyArray(const std::string& path);
@@ -48,6 +48,8 @@ class NpyArray {
   const unsigned char* data_ = nullptr;
   void* map_ = nullptr;
   size_t map_size_ = 0;
+  int fd_ = -1;  ///< kept open: large blocks are read (get), small ones and at() mapped
+  void parse_header();  ///< shape_, word_, data_ from the mapped header (throws naming the file)
 };
 
 /// The unsigned dtype word (1, 2, 4, 8 bytes) that holds patterns of `bits` bits.
