@@ -46,6 +46,20 @@ mp validate --arch h100 --type fp16 --a a_irregular.txt --b one_expmant/b.txt --
 [ "$rc1" = "$rc2" ] || { echo "FAIL: irregular file: exit status $rc1 vs $rc2"; exit 1; }
 grep -v '^note' g1.txt > g1s.txt || true
 same g1s.txt g2.txt
+# the binary form (.npy): run's d array and validate's report, as from one process
+"$M" sample --arch mi300x --type fp16 --n $N --npy --out one_npy >/dev/null
+"$M" run --arch mi300x --type fp16 --a one_npy/a.npy --b one_npy/b.npy --c one_npy/c.npy --d n1.npy 2>/dev/null
+mp run --arch mi300x --type fp16 --a one_npy/a.npy --b one_npy/b.npy --c one_npy/c.npy --d n2.npy 2>/dev/null
+same n1.npy n2.npy
+for arch in mi300x h100; do
+  rc1=0; rc2=0
+  "$M" validate --arch $arch --type fp16 --a one_npy/a.npy --b one_npy/b.npy --c one_npy/c.npy --d n1.npy --show 4 > w1_$arch.txt || rc1=$?
+  mp validate --arch $arch --type fp16 --a one_npy/a.npy --b one_npy/b.npy --c one_npy/c.npy --d n1.npy --show 4 > w2_$arch.txt 2>/dev/null || rc2=$?
+  same w1_$arch.txt w2_$arch.txt
+  [ "$rc1" = "$rc2" ] || { echo "FAIL: .npy exit status $rc1 (one process) vs $rc2 (mpirun)"; exit 1; }
+done
+grep -q "mismatches=0 " w1_mi300x.txt || { echo "FAIL: mi300x validate of .npy"; cat w1_mi300x.txt; exit 1; }
+grep -q "^mismatch sample" w1_h100.txt || { echo "FAIL: h100 validate of .npy found no mismatch"; exit 1; }
 # explore: the table and the CSV
 "$M" explore --dp mi300x/fp16 --dp h100/e4m3 --k 16,100 --n 3001 --csv e1.csv > x1.txt
 mp explore --dp mi300x/fp16 --dp h100/e4m3 --k 16,100 --n 3001 --csv e2.csv > x2.txt
@@ -57,4 +71,4 @@ same x1s.txt x2s.txt
 rc=0
 mp validate --arch h100 --type fp16 --a missing.txt --b one_expmant/b.txt --c one_expmant/c.txt --d d1.txt >/dev/null 2>&1 || rc=$?
 [ "$rc" = 2 ] || { echo "FAIL: a missing file gave exit status $rc under mpirun"; exit 1; }
-echo "mpi: sample (3 sets), run, validate (2 models + an irregular file), explore: $R ranks = 1 process, byte for byte"
+echo "mpi: sample (3 sets), run, validate (2 models + an irregular file), the same on .npy arrays, explore: $R ranks = 1 process, byte for byte"

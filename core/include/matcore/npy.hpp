@@ -54,6 +54,11 @@ class NpyArray {
 
 /// The unsigned dtype word (1, 2, 4, 8 bytes) that holds patterns of `bits` bits.
 int npy_word(int bits);
+/// The header of a .npy array of `word`-byte unsigned integers of this shape (version 1.0,
+/// padded to 64 bytes).
+std::string npy_header(int word, const std::vector<uint64_t>& shape);
+/// Elements cut to `word` bytes, little endian, as the array's data holds them.
+std::vector<unsigned char> npy_words(const uint64_t* v, uint64_t n, int word);
 
 /// Writes a .npy array of `word`-byte unsigned integers of the given shape, complete or not at
 /// all (an OutputFile: temporary, then renamed). Rows may be written in any order and from

@@ -210,7 +210,7 @@ void NpyArray::expect_dims(size_t dims, const std::string& role) const {
                      std::to_string(shape_.size()));
 }
 
-NpyWriter::NpyWriter(const std::string& path, int word, const std::vector<uint64_t>& shape) : f_(path), word_(word) {
+std::string npy_header(int word, const std::vector<uint64_t>& shape) {
   std::string s = "(";  // Python's repr of the tuple: (N,) or (N, K)
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
   s += shape.size() == 1 ? ",)" : ")";
@@ -223,13 +223,23 @@ NpyWriter::NpyWriter(const std::string& path, int word, const std::vector<uint64
   head += static_cast<char>(h.size() & 0xff);
   head += static_cast<char>(h.size() >> 8);
   head += h;
+  return head;
+}
+
+std::vector<unsigned char> npy_words(const uint64_t* v, uint64_t n, int word) {
+  std::vector<unsigned char> buf(n * static_cast<uint64_t>(word));
+  for (uint64_t i = 0; i < n; ++i) std::memcpy(&buf[i * static_cast<uint64_t>(word)], &v[i], static_cast<size_t>(word));
+  return buf;
+}
+
+NpyWriter::NpyWriter(const std::string& path, int word, const std::vector<uint64_t>& shape) : f_(path), word_(word) {
+  const std::string head = npy_header(word, shape);
   f_.write(head);
   header_ = head.size();
 }
 
 void NpyWriter::put(uint64_t first, uint64_t n, const uint64_t* v) {
-  std::vector<unsigned char> buf(n * static_cast<uint64_t>(word_));
-  for (uint64_t i = 0; i < n; ++i) std::memcpy(&buf[i * static_cast<uint64_t>(word_)], &v[i], static_cast<size_t>(word_));
+  const std::vector<unsigned char> buf = npy_words(v, n, word_);
   f_.pwrite(buf.data(), buf.size(), header_ + first * static_cast<uint64_t>(word_));
 }
 

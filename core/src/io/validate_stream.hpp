@@ -10,6 +10,10 @@
 
 namespace mc::vstream {
 
+/// MPI: the ranks' results of their sample ranges merged into the result of one process
+/// (counts summed, first mismatches in sample order); the result itself in one process.
+StreamResult merge_ranks(const StreamResult& mine, size_t keep);
+
 using hex::hexval;
 using hex::kHex;
 

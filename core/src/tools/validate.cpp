@@ -309,7 +309,7 @@ StreamResult decode_result(const std::string& s) {
 }
 /// The ranks' results of their sample ranges as the result of one process: counts summed, the
 /// first mismatches and the first rounded c in sample order (rank r's samples precede r+1's).
-StreamResult merge_ranks(const StreamResult& mine, size_t keep) {
+StreamResult merge_ranks_impl(const StreamResult& mine, size_t keep) {
   if (dist::size() == 1) return mine;
   StreamResult res;
   for (const std::string& part : dist::allgather(encode_result(mine))) {
@@ -548,7 +548,7 @@ StreamResult GridRun::run() {
     for (StreamMismatch& m : pt.first)
       if (res.first.size() < keep) res.first.push_back(std::move(m));
   }
-  return merge_ranks(res, keep);
+  return merge_ranks_impl(res, keep);
 }
 
 StreamResult stream_grid(const Datapath& dp, const std::string& pa, const std::string& pb,
@@ -584,5 +584,7 @@ StreamResult stream_files(const Datapath& dp, const std::string& pa, const std::
     return decode_result(dist::broadcast(encode_result(r)));
   }
 }
+
+StreamResult vstream::merge_ranks(const StreamResult& mine, size_t keep) { return merge_ranks_impl(mine, keep); }
 
 }  // namespace mc

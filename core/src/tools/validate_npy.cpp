@@ -3,6 +3,7 @@
 // into 64-bit words and runs FastDot::batch (the lane kernels) on it; sample --npy writes them.
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <mutex>
 
 #include "matcore/dist.hpp"
@@ -13,6 +14,7 @@
 #include "matcore/threads.hpp"
 #include "matcore/validate.hpp"
 #include "matcore/vectors.hpp"
+#include "../io/validate_stream.hpp"
 
 namespace mc {
 
@@ -84,8 +86,11 @@ std::string bad_value(const NpyArray& x, uint64_t sample, int k, uint64_t v, con
 /// words T (uint32_t where the formats allow: half the memory traffic) and run by FastDot::batch.
 class NpyRun {
  public:
-  NpyRun(const Datapath& dp, const NpySet& s, NpyWriter* w, bool zero_c, size_t keep)
-      : dp_(dp), s_(s), w_(w), zero_c_(zero_c), keep_(keep), fd_(dp), sw_(stored_width(dp.out_fmt)) {
+  using Sink = std::function<void(uint64_t first, uint64_t n, const uint64_t* d)>;
+  /// Samples [lo, hi) (MPI: this rank's share); w: where the model's d goes (empty: nowhere).
+  NpyRun(const Datapath& dp, const NpySet& s, Sink w, bool zero_c, size_t keep, uint64_t lo, uint64_t hi)
+      : dp_(dp), s_(s), w_(std::move(w)), zero_c_(zero_c), keep_(keep), fd_(dp), sw_(stored_width(dp.out_fmt)),
+        hi_(hi), next_(lo) {
     am_ = dp.a_fmt.width() >= 64 ? 0 : ~uint64_t{0} << dp.a_fmt.width();
     bm_ = dp.b_fmt.width() >= 64 ? 0 : ~uint64_t{0} << dp.b_fmt.width();
   }
@@ -96,7 +101,7 @@ class NpyRun {
     run_parallel(thread_count(threads), [&](unsigned) {
       Buffers<uint64_t> w64;
       Buffers<uint32_t> w32;
-      for (uint64_t i0; (i0 = next_.fetch_add(kBlock)) < s_.n;)
+      for (uint64_t i0; (i0 = next_.fetch_add(kBlock)) < hi_;)
         if (!(narrow ? block(i0, w32) : block(i0, w64))) return;
     });
     if (err_.at != ~uint64_t{0}) throw InputError(err_.what);
@@ -115,15 +120,16 @@ class NpyRun {
  private:
   const Datapath& dp_;
   const NpySet& s_;
-  NpyWriter* w_;
+  Sink w_;
   bool zero_c_;
   size_t keep_;
   const FastDot fd_;
   int sw_;
   uint64_t am_, bm_;
+  uint64_t hi_;
   FirstError err_;
   std::mutex mm_;
-  std::atomic<uint64_t> next_{0}, mismatches_{0}, rounded_{0};
+  std::atomic<uint64_t> next_, mismatches_{0}, rounded_{0};
   uint64_t first_rounded_ = ~uint64_t{0};  // (under mm_)
   std::vector<StreamMismatch> kept_;       // (under mm_)
 
@@ -138,7 +144,7 @@ class NpyRun {
   template <class T>
   bool block(uint64_t i0, Buffers<T>& w) {
     const int K = s_.K;
-    const uint64_t m = std::min(kBlock, s_.n - i0), mk = m * static_cast<uint64_t>(K);
+    const uint64_t m = std::min(kBlock, hi_ - i0), mk = m * static_cast<uint64_t>(K);
     std::vector<T>&a = w.a, &b = w.b, &c = w.c, &dv = w.dv;
     std::vector<uint64_t>&got = w.got, &d = w.d, &sa = w.sa, &sb = w.sb;
     a.resize(mk), b.resize(mk), c.resize(m), dv.resize(m), got.resize(m), d.resize(m);
@@ -179,7 +185,7 @@ class NpyRun {
     if (err_.at != ~uint64_t{0}) return false;
     if (!s_.SA) fd_.batch(a.data(), b.data(), c.data(), dv.data(), m, K);
     for (uint64_t j = 0; j < m; ++j) got[j] = widen_result(dp_, dv[j]);
-    if (w_) w_->put(i0, m, got.data());
+    if (w_) w_(i0, m, got.data());
     if (s_.D) {
       s_.D->get(i0, m, d.data());
       for (uint64_t j = 0; j < m; ++j)
@@ -220,7 +226,6 @@ StreamResult stream_npy(const Datapath& dp, const std::string& pa, const std::st
   for (const std::string* p : {&pb, &pc, &pd, &out})
     if (!p->empty() && !is_npy_path(*p))
       throw InputError(*p + ": " + pa + " is the binary form (.npy): b, c, d and the output must be .npy arrays too");
-  if (dist::size() > 1) throw InputError(pa + ": the binary form (.npy) runs in one process: use --threads, not mpirun");
   if (!dp.scaled() && (!scales.a.empty() || !scales.b.empty()))
     throw InputError("scale files (--sa/--sb) given, but datapath " + dp.name() + " has no block scales");
   const ScaleFiles sf = resolve_scale_files(dp, pa, scales);
@@ -229,10 +234,29 @@ StreamResult stream_npy(const Datapath& dp, const std::string& pa, const std::st
   if (!out.empty()) check_not_input(out, "output", {pa, pb, pc, pd, sf.a, sf.b});
   NpySet s(pa, pb, pc, pd, expect_k);
   if (dp.scaled()) s.scales(dp, sf);
-  std::unique_ptr<NpyWriter> w;
-  if (!out.empty()) w = std::make_unique<NpyWriter>(out, npy_word(stored_width(dp.out_fmt)), std::vector<uint64_t>{s.n});
-  StreamResult r = NpyRun(dp, s, w.get(), zero_c, keep).run(threads);
-  if (w) w->commit();
+  // MPI (mpirun -n R): each rank its share of the samples, the output written by all of them
+  // into one file (rank 0 its header), the results merged as of one process.
+  uint64_t lo = 0, hi = s.n;
+  dist::share(s.n, lo, hi);
+  const int word = npy_word(stored_width(dp.out_fmt));
+  std::unique_ptr<dist::SharedOutput> so;
+  size_t header = 0;
+  if (!out.empty()) {
+    so = std::make_unique<dist::SharedOutput>(out);
+    const std::string head = npy_header(word, {s.n});
+    header = head.size();
+    if (dist::rank() == 0) so->pwrite(head.data(), head.size(), 0);
+  }
+  NpyRun::Sink sink;
+  if (so)
+    sink = [&](uint64_t first, uint64_t n, const uint64_t* d) {
+      const std::vector<unsigned char> buf = npy_words(d, n, word);
+      so->pwrite(buf.data(), buf.size(), header + first * static_cast<uint64_t>(word));
+    };
+  StreamResult r = NpyRun(dp, s, sink, zero_c, keep, lo, hi).run(threads);
+  r = vstream::merge_ranks(r, keep);
+  r.n = s.n;
+  if (so) so->commit();
   return r;
 }
 
