@@ -23,21 +23,28 @@ done
 "$M" sample --arch h100 --type e4m3 --n $N --out one_f8 >/dev/null
 mp sample --arch h100 --type e4m3 --n $N --out mpi_f8 >/dev/null
 for f in a b c; do same one_f8/$f.txt mpi_f8/$f.txt; done
-# run: the d file
-"$M" run --arch mi300x --type fp16 --a one_expmant/a.txt --b one_expmant/b.txt --c one_expmant/c.txt --d d1.txt 2>/dev/null
-mp run --arch mi300x --type fp16 --a one_expmant/a.txt --b one_expmant/b.txt --c one_expmant/c.txt --d d2.txt 2>/dev/null
-same d1.txt d2.txt
-# validate: the report (counts, the first mismatches, the bound) and the exit status; a
-# mismatching model (h100 against mi300x's d) and a matching one
-for arch in mi300x h100; do
-  rc1=0; rc2=0
-  "$M" validate --arch $arch --type fp16 --a one_expmant/a.txt --b one_expmant/b.txt --c one_expmant/c.txt --d d1.txt --show 4 > v1_$arch.txt || rc1=$?
-  mp validate --arch $arch --type fp16 --a one_expmant/a.txt --b one_expmant/b.txt --c one_expmant/c.txt --d d1.txt --show 4 > v2_$arch.txt 2>/dev/null || rc2=$?
-  same v1_$arch.txt v2_$arch.txt
-  [ "$rc1" = "$rc2" ] || { echo "FAIL: exit status $rc1 (one process) vs $rc2 (mpirun)"; exit 1; }
-done
-grep -q "mismatches=0 " v1_mi300x.txt || { echo "FAIL: mi300x validate"; cat v1_mi300x.txt; exit 1; }
-grep -q "^mismatch sample" v1_h100.txt || { echo "FAIL: h100 validate found no mismatch"; exit 1; }
+# run: the d file; validate: the report (counts, the first mismatches, the bound) and the exit
+# status, for a mismatching model (h100 against mi300x's d) and a matching one. Text files and
+# the binary form (.npy). run_validate DIR EXT TAG
+run_validate() {
+  local in=(--a "$1/a.$2" --b "$1/b.$2" --c "$1/c.$2")
+  "$M" run --arch mi300x --type fp16 "${in[@]}" --d "$3_d1.$2" 2>/dev/null
+  mp run --arch mi300x --type fp16 "${in[@]}" --d "$3_d2.$2" 2>/dev/null
+  same "$3_d1.$2" "$3_d2.$2"
+  for arch in mi300x h100; do
+    rc1=0; rc2=0
+    "$M" validate --arch $arch --type fp16 "${in[@]}" --d "$3_d1.$2" --show 4 > "$3_v1_$arch.txt" || rc1=$?
+    mp validate --arch $arch --type fp16 "${in[@]}" --d "$3_d1.$2" --show 4 > "$3_v2_$arch.txt" 2>/dev/null || rc2=$?
+    same "$3_v1_$arch.txt" "$3_v2_$arch.txt"
+    [ "$rc1" = "$rc2" ] || { echo "FAIL: $3: exit status $rc1 (one process) vs $rc2 (mpirun)"; exit 1; }
+  done
+  grep -q "mismatches=0 " "$3_v1_mi300x.txt" || { echo "FAIL: $3: mi300x validate"; cat "$3_v1_mi300x.txt"; exit 1; }
+  grep -q "^mismatch sample" "$3_v1_h100.txt" || { echo "FAIL: $3: h100 validate found no mismatch"; exit 1; }
+}
+run_validate one_expmant txt text
+cp text_d1.txt d1.txt
+"$M" sample --arch mi300x --type fp16 --n $N --npy --out one_npy >/dev/null
+run_validate one_npy npy npy
 # a file of irregular lines (comment in the middle): rank 0 streams it alone, same report
 { head -3 one_expmant/a.txt; echo "# a comment"; tail -n +4 one_expmant/a.txt; } > a_irregular.txt
 rc1=0; rc2=0
@@ -46,20 +53,6 @@ mp validate --arch h100 --type fp16 --a a_irregular.txt --b one_expmant/b.txt --
 [ "$rc1" = "$rc2" ] || { echo "FAIL: irregular file: exit status $rc1 vs $rc2"; exit 1; }
 grep -v '^note' g1.txt > g1s.txt || true
 same g1s.txt g2.txt
-# the binary form (.npy): run's d array and validate's report, as from one process
-"$M" sample --arch mi300x --type fp16 --n $N --npy --out one_npy >/dev/null
-"$M" run --arch mi300x --type fp16 --a one_npy/a.npy --b one_npy/b.npy --c one_npy/c.npy --d n1.npy 2>/dev/null
-mp run --arch mi300x --type fp16 --a one_npy/a.npy --b one_npy/b.npy --c one_npy/c.npy --d n2.npy 2>/dev/null
-same n1.npy n2.npy
-for arch in mi300x h100; do
-  rc1=0; rc2=0
-  "$M" validate --arch $arch --type fp16 --a one_npy/a.npy --b one_npy/b.npy --c one_npy/c.npy --d n1.npy --show 4 > w1_$arch.txt || rc1=$?
-  mp validate --arch $arch --type fp16 --a one_npy/a.npy --b one_npy/b.npy --c one_npy/c.npy --d n1.npy --show 4 > w2_$arch.txt 2>/dev/null || rc2=$?
-  same w1_$arch.txt w2_$arch.txt
-  [ "$rc1" = "$rc2" ] || { echo "FAIL: .npy exit status $rc1 (one process) vs $rc2 (mpirun)"; exit 1; }
-done
-grep -q "mismatches=0 " w1_mi300x.txt || { echo "FAIL: mi300x validate of .npy"; cat w1_mi300x.txt; exit 1; }
-grep -q "^mismatch sample" w1_h100.txt || { echo "FAIL: h100 validate of .npy found no mismatch"; exit 1; }
 # explore: the table and the CSV
 "$M" explore --dp mi300x/fp16 --dp h100/e4m3 --k 16,100 --n 3001 --csv e1.csv > x1.txt
 mp explore --dp mi300x/fp16 --dp h100/e4m3 --k 16,100 --n 3001 --csv e2.csv > x2.txt
