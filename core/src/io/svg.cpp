@@ -13,6 +13,10 @@ namespace mc {
 namespace {
 
 constexpr int kCell = 12, kRow = 18, kLabel = 200, kRight = 360, kMaxCols = 96;
+// Advance of one monospace character at the value (10 px) and cut-label (9 px) sizes, with margin:
+// the canvas grows to the longest text, so nothing is cut at the right.
+constexpr double kValChar = 6.2, kCutChar = 5.6;
+constexpr size_t kMaxVal = 120;  // value texts longer than this end in "..."
 
 struct BitRow {
   std::string name, text;  ///< signal and its trace value
@@ -135,7 +139,8 @@ std::string trace_svg(const std::vector<SvgPanel>& panels) {
   wmax += 1;  // room for a carry digit
   const int ncols = std::min(kMaxCols, wmax - wmin + 1);
   wmin = wmax - ncols + 1;
-  const int width = kLabel + ncols * kCell + kRight;
+  int width = kLabel + ncols * kCell + kRight;  // grown below to the longest text
+  auto reach = [&width](double x) { width = std::max(width, static_cast<int>(x) + 12); };
   auto x_of = [&](int w) { return kLabel + (wmax - w) * kCell; };
 
   std::ostringstream body;
@@ -156,7 +161,13 @@ std::string trace_svg(const std::vector<SvgPanel>& panels) {
         body << "<text x=\"8\" y=\"" << y + 13 << "\" class=\"group\">" << esc(g.title) << "</text>\n";
         y += kRow;
       }
-      const int top = y;
+      // The cut lines' labels get lines of their own above the rows (never over the bits or the
+      // values); each line runs from its label down through the rows.
+      std::vector<const Cut*> shown;
+      for (const Cut& c : g.cuts)
+        if (c.weight <= wmax && c.weight > wmin) shown.push_back(&c);
+      const int label_top = y;
+      y += 11 * static_cast<int>(shown.size());
       for (const BitRow& r : g.rows) {
         body << "<text x=\"8\" y=\"" << y + 13 << "\" class=\"sig\">" << esc(r.name) << "</text>\n";
         if (r.has_bits) {
@@ -178,17 +189,19 @@ std::string trace_svg(const std::vector<SvgPanel>& panels) {
           if (below)
             body << "<text x=\"" << x_of(wmin) + kCell + 2 << "\" y=\"" << y + 13 << "\" class=\"note\">+1s below 2^" << wmin << "</text>\n";
         }
-        std::string t = r.text.size() > 56 ? r.text.substr(0, 56) + "..." : r.text;
-        body << "<text x=\"" << kLabel + ncols * kCell + 14 << "\" y=\"" << y + 13 << "\" class=\"val\">" << esc(t) << "</text>\n";
+        const std::string t = r.text.size() > kMaxVal ? r.text.substr(0, kMaxVal) + "..." : r.text;
+        const int vx = kLabel + ncols * kCell + 14;
+        body << "<text x=\"" << vx << "\" y=\"" << y + 13 << "\" class=\"val\">" << esc(t) << "</text>\n";
+        reach(vx + kValChar * static_cast<double>(t.size()));
         y += kRow;
       }
-      int ly = top + 10;
-      for (const Cut& c : g.cuts) {
-        if (c.weight > wmax || c.weight <= wmin) continue;
-        const int x = x_of(c.weight - 1);
-        body << "<line x1=\"" << x << "\" y1=\"" << top - 2 << "\" x2=\"" << x << "\" y2=\"" << y << "\" stroke=\"" << c.color
+      int ly = label_top + 9;
+      for (const Cut* c : shown) {
+        const int x = x_of(c->weight - 1);
+        body << "<line x1=\"" << x << "\" y1=\"" << ly - 8 << "\" x2=\"" << x << "\" y2=\"" << y << "\" stroke=\"" << c->color
              << "\" stroke-width=\"2\" stroke-dasharray=\"4,2\"/>\n"
-             << "<text x=\"" << x + 3 << "\" y=\"" << ly << "\" class=\"cutlabel\" fill=\"" << c.color << "\">" << esc(c.label) << "</text>\n";
+             << "<text x=\"" << x + 3 << "\" y=\"" << ly << "\" class=\"cutlabel\" fill=\"" << c->color << "\">" << esc(c->label) << "</text>\n";
+        reach(x + 3 + kCutChar * static_cast<double>(c->label.size()));
         ly += 11;
       }
       y += 6;
