@@ -218,23 +218,29 @@ struct RtlCmd {
 /// matcore cost: yosys synthesis of the preset's top; cells and NAND2-equivalents per stage.
 struct CostCmd {
   DatapathArgs dpa;
+  double gate_ps = 10;  ///< nominal delay of one generic gate level (--gate-ps)
   int run() const {
     const Datapath dp = dpa.resolve();
     const RtlCost c = rtl_cost(dp);
     std::printf("%s%s: %s\n", dp.name().c_str(), dp.variant.empty() ? "" : (" " + dp.variant).c_str(), plan_diagram(dp).c_str());
     std::printf("top %s: latency %d cycles after the issue register\n\n", c.module.c_str(), c.latency);
-    std::printf("%-12s %-34s %10s %12s %7s %6s\n", "stage", "modules", "cells", "NAND2-eq", "adder", "depth");
+    std::printf("%-12s %-34s %10s %12s %7s %6s %9s\n", "stage", "modules", "cells", "NAND2-eq", "adder", "depth", "delay ps");
     for (const StageCost& s : c.stages)
-      std::printf("%-12s %-34s %10ld %12.0f %7s %6d\n", s.stage.c_str(), s.modules.c_str(), s.cells, s.nand2,
-                  s.adder_bits ? std::to_string(s.adder_bits).c_str() : "-", s.depth);
+      std::printf("%-12s %-34s %10ld %12.0f %7s %6d %9.0f\n", s.stage.c_str(), s.modules.c_str(), s.cells, s.nand2,
+                  s.adder_bits ? std::to_string(s.adder_bits).c_str() : "-", s.depth, s.depth * gate_ps);
     std::printf("%-12s %-34s %10ld %12.0f\n", "registers", (std::to_string(c.flops) + " flip-flops, glue").c_str(),
                 c.reg_cells, c.reg_nand2);
     std::printf("%-12s %-34s %10ld %12.0f\n", "total", "", c.cells, c.nand2);
     std::printf("\nper product: %.0f NAND2-eq (%d products); %ld flip-flops; latency %d cycles\n", c.nand2 / dp.n_fma, dp.n_fma,
                 c.flops, c.latency);
     std::printf("widest adder: %s, %d bits; deepest stage: %d gate levels\n", c.widest_stage.c_str(), c.widest_adder, c.depth);
+    // A clock period holds the deepest stage plus a register's clock-to-q and setup (about 3 levels).
+    const double period = (c.depth + 3) * gate_ps;
+    std::printf("delay estimate: %.0f ps a gate level (--gate-ps): deepest stage %.0f ps, clock >= %.0f ps (%.2f GHz "
+                "with 3 levels of register overhead)\n", gate_ps, c.depth * gate_ps, period, 1000.0 / period);
     std::printf("method: yosys synth (generic gates, hierarchy kept), stat -tech cmos transistors / 4, ltp -noff gate levels\n"
-                "(no timing library: levels of generic cells, not a delay; docs/rtl.md); %.1f s%s\n",
+                "(no timing library: the delays are levels times a nominal gate delay, for comparing designs, not a\n"
+                "timing sign-off; docs/rtl.md); %.1f s%s\n",
                 c.seconds, c.cached ? " when first run (this one from the RTL cache)" : "");
     return 0;
   }
@@ -306,6 +312,8 @@ void add_hardware_commands(Program& p) {
   c = p.command("cost", "hardware cost of a preset's RTL top: yosys cells and NAND2-equivalents per stage, latency, widest adder",
                 "  matcore cost --arch mi300x --type fp16", [cost] { return cost->run(); });
   cost->dpa.add(c);
+  c->add_option("--gate-ps", cost->gate_ps, "nominal delay of one generic gate level for the delay estimate (default 10 ps, "
+                "about a fan-out-of-4 inverter at 7 nm)")->check(CLI::Range(0.1, 1000.0));
 
   auto ct = std::make_shared<CheckTableCmd>();
   c = p.command("check-table", "run paper test-vector tables (tb/vectors/*.pvt)",

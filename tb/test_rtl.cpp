@@ -413,6 +413,17 @@ TEST(RtlCost, StagesAddUpToTheTotal) {
     return StageCost{};
   };
   EXPECT_GT(stage("aligner").depth, stage("adder").depth);
+  // the command's delay estimate: each stage's levels times --gate-ps, the clock the deepest
+  // stage plus 3 levels of register overhead (from the cache this run filled)
+  std::string out;
+  ASSERT_EQ(mc_test::run_command(std::string(MATCORE_CLI) + " cost --arch mi300x --type fp16 --gate-ps 20 2>&1", &out), 0) << out;
+  std::ostringstream want_row, want_clock;
+  want_row << stage("aligner").depth << " " << std::string(9 - std::to_string(stage("aligner").depth * 20).size(), ' ')
+           << stage("aligner").depth * 20 << "\n";
+  want_clock << "deepest stage " << c.depth * 20 << " ps, clock >= " << (c.depth + 3) * 20 << " ps";
+  EXPECT_NE(out.find(want_row.str()), std::string::npos) << out;
+  EXPECT_NE(out.find(want_clock.str()), std::string::npos) << out;
+  EXPECT_EQ(mc_test::run_command(std::string(MATCORE_CLI) + " cost --arch mi300x --type fp16 --gate-ps 0 2>&1", &out), 2);
   // a second cost of the same design (here under another preset's name) comes from the cache
   const RtlCost again = rtl_cost(find_preset("mi300a", "fp16"));
   EXPECT_TRUE(again.cached);
