@@ -474,6 +474,14 @@ FastDot::FastDot(const Datapath& dp) {
   if (!I->fn) I->fn = &reference_dot;
   I->name = fastk::kernel_name(I->kernel);
   I->scaled_fn = choose_scaled(*I);
+  if (dp.scaled() && I->scaled_fn && I->kernel == fastk::Kernel::Reference) {
+    // a block-scaled sample without its scales (batch(), operator() without ScaleRefs) has unit
+    // scales: the scaled kernel with them, not the reference stages
+    I->fn = [](const Impl& J, const uint64_t* a, const uint64_t* b, int K, uint64_t c) {
+      return J.scaled_fn(J, a, b, K, c, ScaleRefs{});
+    };
+    I->name = "fused/scaled";
+  }
   fastk::lower_for_lanes(*I);
   impl_ = std::move(I);
 }
