@@ -233,31 +233,6 @@ TEST(DatapathFile, EveryDatapathCommandTakesTheFile) {
     EXPECT_EQ(cut, 12u);
     EXPECT_NE(svg.find(">d = 0x3f800000  1<"), std::string::npos);
   }
-  {  // the layout: a cut line's label has a line of its own (no row's name, bits or value at its
-     // height), and the canvas reaches past the longest value text (nothing cut at the right)
-    const Datapath dp = find_preset("mi300x", "fp16");
-    const std::vector<uint64_t> a = {0x3c00, 0x0001, 0x3555}, b = {0x3c00, 0x3c00, 0xb555};
-    SvgPanel p{dp, Trace{}, 0};
-    p.d = dot(dp, a.data(), b.data(), 3, 0x3f800000, &p.trace);
-    const std::string svg = trace_svg({p});
-    std::set<int> label_y, row_y;
-    double right = 0;
-    const std::regex text_re("<text x=\"([0-9.]+)\" y=\"([0-9]+)\" class=\"(\\w+)\"[^>]*>([^<]*)</text>");
-    for (auto it = std::sregex_iterator(svg.begin(), svg.end(), text_re); it != std::sregex_iterator(); ++it) {
-      const std::string cls = (*it)[3];
-      const int y = std::stoi((*it)[2]);
-      if (cls == "cutlabel") label_y.insert(y);
-      if (cls == "sig" || cls == "val" || cls == "bit") row_y.insert(y);
-      if (cls == "val") right = std::max(right, std::stod((*it)[1]) + 6.0 * (*it)[4].length());
-    }
-    ASSERT_EQ(label_y.size(), 2u) << svg;  // the aligner's cut and the c-aligner's
-    for (int y : label_y)  // rows are 18 px apart, their text 10-11 px high
-      for (int r : row_y) EXPECT_GE(std::abs(y - r), 11) << "a cut label at y = " << y << " overlaps the row at y = " << r;
-    std::smatch w;
-    ASSERT_TRUE(std::regex_search(svg, w, std::regex("<svg [^>]*width=\"([0-9]+)\"")));
-    EXPECT_GE(std::stod(w[1]), right) << "the longest value text ends past the canvas";
-    EXPECT_NE(svg.find("(+normal sig=0xf1c8e4*2^-23)"), std::string::npos) << "rounder.d's value text cut";
-  }
   out.clear();
   ASSERT_EQ(mc_test::run_command(cli + " trace --arch mi300x --type fp16 --dp " + dir + "/f22.toml --a 1,2^-23 --b 1,1 --svg " +
                                      dir + "/t.svg",
@@ -385,6 +360,34 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<std::tuple<std::string, int, int>>& i) {
       return std::get<0>(i.param) + "_F" + std::to_string(std::get<1>(i.param)) + "_n" + std::to_string(std::get<2>(i.param));
     });
+
+TEST(DatapathFile, SvgLabelsAndValuesAreNeverCovered) {
+  // the layout: a cut line's label has a line of its own (no row's name, bits or value at its
+  // height), and the canvas reaches past the longest value text (nothing cut at the right)
+  const Datapath dp = find_preset("mi300x", "fp16");
+  const std::vector<uint64_t> a = {0x3c00, 0x0001, 0x3555}, b = {0x3c00, 0x3c00, 0xb555};
+  SvgPanel p{dp, Trace{}, 0};
+  p.d = dot(dp, a.data(), b.data(), 3, 0x3f800000, &p.trace);
+  const std::string svg = trace_svg({p});
+  std::set<int> label_y, row_y;
+  double right = 0;
+  const std::regex text_re("<text x=\"([0-9.]+)\" y=\"([0-9]+)\" class=\"(\\w+)\"[^>]*>([^<]*)</text>");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), text_re); it != std::sregex_iterator(); ++it) {
+    const std::string cls = (*it)[3];
+    const int y = std::stoi((*it)[2]);
+    if (cls == "cutlabel") label_y.insert(y);
+    if (cls == "sig" || cls == "val" || cls == "bit") row_y.insert(y);
+    if (cls == "val") right = std::max(right, std::stod((*it)[1]) + 6.0 * (*it)[4].length());
+  }
+  ASSERT_EQ(label_y.size(), 2u) << svg;  // the aligner's cut and the c-aligner's
+  for (int y : label_y)  // rows are 18 px apart, their text 10-11 px high
+    for (int r : row_y) EXPECT_GE(std::abs(y - r), 11) << "a cut label at y = " << y << " overlaps the row at y = " << r;
+  std::smatch w;
+  ASSERT_TRUE(std::regex_search(svg, w, std::regex("<svg [^>]*width=\"([0-9]+)\"")));
+  EXPECT_GE(std::stod(w[1]), right) << "the longest value text ends past the canvas";
+  EXPECT_NE(svg.find("(+normal sig=0xf1c8e4*2^-23)"), std::string::npos) << "rounder.d's value text cut";
+  
+}
 
 TEST(AlignNearest, TiesGoToEvenOrAway) {
   // F = 2 below e_max = 0: 1 + 2^-3 (a tie between 1 and 1.25: RNE keeps 1, RNA gives 1.25) and

@@ -119,6 +119,28 @@ std::vector<Group> groups_of(const SvgPanel& p) {
 
 }  // namespace
 
+/// The digits of one row at height y, columns wmax (left) .. wmin; ones below wmin noted.
+static void draw_bits(std::ostringstream& body, const BitRow& r, int y, int wmin, int wmax) {
+  auto x_of = [&](int w) { return kLabel + (wmax - w) * kCell; };
+  body << "<text x=\"" << kLabel - 6 << "\" y=\"" << y + 13 << "\" class=\"bit\" text-anchor=\"end\">" << r.sign << "</text>\n";
+  bool below = false;
+  for (int w = r.msb; w >= r.lsb; --w) {
+    const bool one = std::binary_search(r.ones.begin(), r.ones.end(), w);
+    if (w < wmin) {
+      below |= one;
+      continue;
+    }
+    if (w > wmax) continue;
+    const bool cut = w < r.cut;
+    body << "<rect x=\"" << x_of(w) << "\" y=\"" << y + 2 << "\" width=\"" << kCell - 1 << "\" height=\"" << kRow - 4
+         << "\" class=\"" << (cut ? "cut" : one ? "one" : "zero") << "\"/>"
+         << "<text x=\"" << x_of(w) + kCell / 2 << "\" y=\"" << y + 13 << "\" class=\"" << (cut ? "bitcut" : "bit")
+         << "\">" << (one ? '1' : '0') << "</text>\n";
+  }
+  if (below)
+    body << "<text x=\"" << x_of(wmin) + kCell + 2 << "\" y=\"" << y + 13 << "\" class=\"note\">+1s below 2^" << wmin << "</text>\n";
+}
+
 std::string trace_svg(const std::vector<SvgPanel>& panels) {
   std::vector<std::vector<Group>> all;
   int wmax = INT_MIN, wmin = INT_MAX;
@@ -170,25 +192,7 @@ std::string trace_svg(const std::vector<SvgPanel>& panels) {
       y += 11 * static_cast<int>(shown.size());
       for (const BitRow& r : g.rows) {
         body << "<text x=\"8\" y=\"" << y + 13 << "\" class=\"sig\">" << esc(r.name) << "</text>\n";
-        if (r.has_bits) {
-          body << "<text x=\"" << kLabel - 6 << "\" y=\"" << y + 13 << "\" class=\"bit\" text-anchor=\"end\">" << r.sign << "</text>\n";
-          bool below = false;
-          for (int w = r.msb; w >= r.lsb; --w) {
-            const bool one = std::binary_search(r.ones.begin(), r.ones.end(), w);
-            if (w < wmin) {
-              below |= one;
-              continue;
-            }
-            if (w > wmax) continue;
-            const bool cut = w < r.cut;
-            body << "<rect x=\"" << x_of(w) << "\" y=\"" << y + 2 << "\" width=\"" << kCell - 1 << "\" height=\"" << kRow - 4
-                 << "\" class=\"" << (cut ? "cut" : one ? "one" : "zero") << "\"/>"
-                 << "<text x=\"" << x_of(w) + kCell / 2 << "\" y=\"" << y + 13 << "\" class=\"" << (cut ? "bitcut" : "bit")
-                 << "\">" << (one ? '1' : '0') << "</text>\n";
-          }
-          if (below)
-            body << "<text x=\"" << x_of(wmin) + kCell + 2 << "\" y=\"" << y + 13 << "\" class=\"note\">+1s below 2^" << wmin << "</text>\n";
-        }
+        if (r.has_bits) draw_bits(body, r, y, wmin, wmax);
         const std::string t = r.text.size() > kMaxVal ? r.text.substr(0, kMaxVal) + "..." : r.text;
         const int vx = kLabel + ncols * kCell + 14;
         body << "<text x=\"" << vx << "\" y=\"" << y + 13 << "\" class=\"val\">" << esc(t) << "</text>\n";
