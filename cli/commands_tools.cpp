@@ -58,14 +58,15 @@ struct FeaturesCmd {
   /// scale fit); with --emit/--results the preset is the base of a device's scale fit.
   int run_scaled(const Datapath& dp) const {
     const int K = k ? k : std::min(dp.k_default, 64);
+    if (!compare.empty()) throw UsageError("--compare: a block-scaled type's fit is printed against its base preset (--arch)");
     const ScaleProbes p = scale_feature_vectors(dp, K);
     if (!emit.empty()) {
       OutputDir emit_dir(emit, "--emit");
       emit_scale_probes(p, emit);
       emit_dir.keep();
       std::printf("wrote %zu scale probes (k = %d) to %s/{a,b,c,sa,sb,manifest}.txt: run them on the device, "
-                  "then 'matcore features %s --results D_FILE'\n", p.v.size(), K, emit.c_str(),
-                  dpa.file.empty() ? ("--arch " + dpa.arch + " --type " + dpa.type).c_str() : ("--datapath " + dpa.file).c_str());
+                  "then 'matcore features %s --k %d --results D_FILE' (with the same --variant/--set)\n", p.v.size(), K,
+                  emit.c_str(), dpa.file.empty() ? ("--arch " + dpa.arch + " --type " + dpa.type).c_str() : ("--datapath " + dpa.file).c_str(), K);
       return 0;
     }
     Datapath base = dp;

@@ -211,11 +211,7 @@ U64 py_dot_narrow(const Datapath& dp, const py::array& a, const py::array& b, co
   const size_t chunks = (N + 1023) / 1024;
   parallel_for(chunks, threads, [&](size_t ch) {
     const size_t i = ch * 1024, m = std::min<size_t>(1024, N - i);
-    thread_local std::vector<uint32_t> wa, wb, wc, wd;
-    wa.resize(m * K);
-    wb.resize(m * K);
-    wc.assign(m, 0);
-    wd.resize(m);
+    std::vector<uint32_t> wa(m * K), wb(m * K), wc(m, 0), wd(m);  // (per block: nothing kept after the call)
     load_words(a, i * K, m * K, dp.a_fmt.width(), wa.data(), &bad_a);
     load_words(b, i * K, m * K, dp.b_fmt.width(), wb.data(), &bad_b);
     if (has_c) load_words(c, i, m, dp.out_fmt.width(), wc.data(), &bad_c);
@@ -235,7 +231,10 @@ U64 py_dot_narrow(const Datapath& dp, const py::array& a, const py::array& b, co
 /// None (zeros); sa, sb: block scales or None. Returns (N,) out_fmt bit patterns.
 U64 py_dot(const Datapath& dp, const py::handle& ah, const py::handle& bh, const py::handle& ch, unsigned threads,
            const py::handle& sah, const py::handle& sbh, bool exact = false) {
-  if (narrow_words(ah) && narrow_words(bh)) {  // compact words: the 32-bit kernel, no copy
+  if (narrow_words(ah) != narrow_words(bh))
+    throw py::type_error("a and b: give both as uint64 bit patterns, or both as compact uint8/uint16/uint32 words");
+  if (narrow_words(ah)) {  // compact words: the 32-bit kernel, no copy
+    if (!sah.is_none() || !sbh.is_none()) throw py::value_error("sa, sb: " + dp.name() + " takes no block scales here");
     if (exact || dp.scaled() || dp.a_fmt.width() > 32 || dp.b_fmt.width() > 32 || dp.out_fmt.width() > 32)
       throw py::type_error("a, b: uint8/uint16/uint32 arrays are taken for unscaled datapaths of formats up to 32 bits "
                            "(dot, validate); pass uint64 bit patterns here");

@@ -53,6 +53,16 @@ mp validate --arch h100 --type fp16 --a a_irregular.txt --b one_expmant/b.txt --
 [ "$rc1" = "$rc2" ] || { echo "FAIL: irregular file: exit status $rc1 vs $rc2"; exit 1; }
 grep -v '^note' g1.txt > g1s.txt || true
 same g1s.txt g2.txt
+# block-scaled .npy (nvfp4: sa.npy, sb.npy beside a.npy): the mismatch report keeps the scales
+"$M" sample --arch b200 --type nvfp4 --n 2001 --npy --out one_fp4 >/dev/null
+fp4=(--a one_fp4/a.npy --b one_fp4/b.npy --c one_fp4/c.npy --d f1.npy)
+"$M" run --arch b200 --type nvfp4 "${fp4[@]:0:6}" --d f1.npy 2>/dev/null
+rc1=0; rc2=0
+"$M" validate --arch b200 --type nvfp4 --set frac_bits=12 "${fp4[@]}" --show 3 > s1.txt || rc1=$?
+mp validate --arch b200 --type nvfp4 --set frac_bits=12 "${fp4[@]}" --show 3 > s2.txt 2>/dev/null || rc2=$?
+same s1.txt s2.txt
+[ "$rc1" = 1 ] && [ "$rc2" = 1 ] || { echo "FAIL: nvfp4 .npy: exit status $rc1 / $rc2 (1 expected)"; exit 1; }
+grep -q "sa:" s1.txt || { echo "FAIL: nvfp4 .npy: the mismatch report shows no scales"; cat s1.txt; exit 1; }
 # explore: the table and the CSV
 "$M" explore --dp mi300x/fp16 --dp h100/e4m3 --k 16,100 --n 3001 --csv e1.csv > x1.txt
 mp explore --dp mi300x/fp16 --dp h100/e4m3 --k 16,100 --n 3001 --csv e2.csv > x2.txt

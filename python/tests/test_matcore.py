@@ -92,6 +92,10 @@ def test_dot_takes_compact_words():
         matcore.dot(matcore.preset("b200", "nvfp4"), np.zeros((2, 64), dtype=np.uint8), np.zeros((2, 64), dtype=np.uint8))
     with pytest.raises(TypeError, match="uint64"):
         matcore.dot(matcore.preset("mi250", "fp64"), np.zeros((2, 4), dtype=np.uint32), np.zeros((2, 4), dtype=np.uint32))
+    with pytest.raises(TypeError, match="both"):  # one compact, one uint64
+        matcore.dot(dp, np.zeros((2, 32), dtype=np.uint8), np.zeros((2, 32), dtype=np.uint64))
+    with pytest.raises(ValueError, match="no block scales"):
+        matcore.dot(dp, np.zeros((2, 32), dtype=np.uint8), np.zeros((2, 32), dtype=np.uint8), sa=np.zeros((2, 1), dtype=np.uint64))
 
 
 def test_block_scaled_dot_is_the_cli_bit_for_bit():

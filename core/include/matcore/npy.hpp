@@ -6,8 +6,8 @@
 //   c.npy, d.npy  (N,)    the stored patterns of c and d files: binary32 (uint32) or binary64
 //                         (uint64), as in c.txt / d.txt
 //
-// A reader maps the file (no copy, no parsing); any unsigned integer dtype of 1-8 bytes is
-// taken. Errors are InputErrors naming the file and the header field (descr, fortran_order,
+// A reader maps the file for its header and reads blocks of elements with pread (no parsing);
+// any unsigned integer dtype of 1-8 bytes is taken. Errors are InputErrors naming the file and the header field (descr, fortran_order,
 // shape) or the element (sample i, value k) that is wrong.
 #pragma once
 #include <cstdint>

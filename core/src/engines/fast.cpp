@@ -424,7 +424,8 @@ bool fused_fits_i64(const Impl& I) {
   return w + clog2(dp.n_fma + 2) + 4 <= 62;
 }
 const ScalarStrategy kScalarStrategies[] = {
-    // block-scaled datapaths (scaler, grouper stages): the reference stages for now (issue 27)
+    // block-scaled datapaths (scaler, grouper stages): the reference stages, unless the scaled
+    // kernel takes them (choose_scaled: ST-FDPA on the fused adder, unit scales included)
     {Kernel::Reference, [](const Impl& I) { return I.dp.scaled(); }, nullptr, nullptr},
     {Kernel::FusedI64, [](const Impl& I) { return I.dp.adder == AdderKind::Fused && fused_fits_i64(I); },
      &dot_with<fused_group<uint64_t, int64_t>>, &dot_with<fused_group<u128, int64_t>>},

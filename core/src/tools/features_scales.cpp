@@ -188,7 +188,7 @@ std::vector<Datapath> candidates(const Datapath& base, int K) {
         d.group_size = g;
         d.group_by_sum = by_sum;
         d.frac_bits = F;
-        d.n_fma = std::max(d.n_fma, g);
+        if (g && d.n_fma % g) continue;  // groups within the base's n_fma (every other field is the base's)
         try {
           validate_datapath(d);
         } catch (const std::invalid_argument&) {

@@ -277,10 +277,10 @@ std::string encode_result(const StreamResult& r) {
   put64(s, r.first.size());
   for (const StreamMismatch& m : r.first) {
     for (uint64_t v : {m.index, m.line, m.d_line, m.got, m.want, m.c, static_cast<uint64_t>(m.a.size()),
-                       static_cast<uint64_t>(m.b.size())})
+                       static_cast<uint64_t>(m.b.size()), static_cast<uint64_t>(m.sa.size()), static_cast<uint64_t>(m.sb.size())})
       put64(s, v);
-    for (uint64_t v : m.a) put64(s, v);
-    for (uint64_t v : m.b) put64(s, v);
+    for (const std::vector<uint64_t>* x : {&m.a, &m.b, &m.sa, &m.sb})
+      for (uint64_t v : *x) put64(s, v);
   }
   return s;
 }
@@ -302,8 +302,10 @@ StreamResult decode_result(const std::string& s) {
     m.c = get64(s, at);
     m.a.resize(get64(s, at));
     m.b.resize(get64(s, at));
-    for (uint64_t& v : m.a) v = get64(s, at);
-    for (uint64_t& v : m.b) v = get64(s, at);
+    m.sa.resize(get64(s, at));
+    m.sb.resize(get64(s, at));
+    for (std::vector<uint64_t>* x : {&m.a, &m.b, &m.sa, &m.sb})
+      for (uint64_t& v : *x) v = get64(s, at);
   }
   return r;
 }
@@ -505,6 +507,8 @@ void GridRun::work(unsigned t, uint64_t i0, uint64_t i1) {
       if (fo) fo->pwrite(x.text.data(), x.text.size(), b0 * ol);
       done.fetch_add(b1 - b0, std::memory_order_relaxed);
     }
+  } catch (const GiveUp&) {  // (a file cut short while read): every rank then meets at dist::any
+    give_up = true;
   } catch (...) {
     pt.err = std::current_exception();
     give_up = true;

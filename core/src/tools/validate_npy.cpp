@@ -1,6 +1,7 @@
 // The binary form of the vector format (.npy arrays of bit patterns, matcore/npy.hpp):
-// validate / run map the arrays, never parse them, and each thread widens its block of samples
-// into 64-bit words and runs FastDot::batch (the lane kernels) on it; sample --npy writes them.
+// validate / run read the arrays' blocks (pread), never parse them, and each thread widens its
+// block of samples into 32- or 64-bit words and runs FastDot::batch (the lane kernels) on it;
+// under mpirun each rank takes its share; sample --npy writes them.
 #include <algorithm>
 #include <atomic>
 #include <functional>
@@ -20,7 +21,9 @@ namespace mc {
 
 namespace {
 
-constexpr uint64_t kBlock = 4096;  // samples a thread evaluates at once
+// samples a thread evaluates at once: 4096, fewer for long rows (about 2^18 values a block, as
+// the text engine), at least one lane block (16)
+uint64_t block_of(int K) { return std::min<uint64_t>(4096, std::max<uint64_t>(16, (uint64_t{1} << 18) / static_cast<uint64_t>(K))); }
 
 /// The arrays of one command, their shapes checked against each other.
 struct NpySet {
@@ -82,7 +85,7 @@ std::string bad_value(const NpyArray& x, uint64_t sample, int k, uint64_t v, con
          to_hex(v) + " is not a " + std::to_string(bits) + "-bit pattern of " + fmt;
 }
 
-/// One validate/run over mapped arrays: each block of kBlock samples is checked, widened to
+/// One validate/run over the arrays: each block of block_of(K) samples is read, checked, widened to
 /// words T (uint32_t where the formats allow: half the memory traffic) and run by FastDot::batch.
 class NpyRun {
  public:
@@ -101,7 +104,7 @@ class NpyRun {
     run_parallel(thread_count(threads), [&](unsigned) {
       Buffers<uint64_t> w64;
       Buffers<uint32_t> w32;
-      for (uint64_t i0; (i0 = next_.fetch_add(kBlock)) < hi_;)
+      for (uint64_t i0; (i0 = next_.fetch_add(block_of(s_.K))) < hi_;)
         if (!(narrow ? block(i0, w32) : block(i0, w64))) return;
     });
     if (err_.at != ~uint64_t{0}) throw InputError(err_.what);
@@ -140,11 +143,11 @@ class NpyRun {
     std::vector<uint64_t> got, d, sa, sb;
   };
 
-  /// Samples [i0, i0 + kBlock): false after a bad value (err_ holds it).
+  /// Samples [i0, i0 + block_of(K)): false after a bad value (err_ holds it).
   template <class T>
   bool block(uint64_t i0, Buffers<T>& w) {
     const int K = s_.K;
-    const uint64_t m = std::min(kBlock, hi_ - i0), mk = m * static_cast<uint64_t>(K);
+    const uint64_t m = std::min(block_of(K), hi_ - i0), mk = m * static_cast<uint64_t>(K);
     std::vector<T>&a = w.a, &b = w.b, &c = w.c, &dv = w.dv;
     std::vector<uint64_t>&got = w.got, &d = w.d, &sa = w.sa, &sb = w.sb;
     a.resize(mk), b.resize(mk), c.resize(m), dv.resize(m), got.resize(m), d.resize(m);
