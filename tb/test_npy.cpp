@@ -128,6 +128,9 @@ TEST(Npy, MalformedArraysNameTheFileAndField) {
   std::string f8 = a;
   f8.replace(f8.find("'<u2'"), 5, "'<f2'");
   check("float.npy", f8, "header field 'descr'");
+  std::string nul = a;  // a NUL where the word size goes (strchr finds the terminator: fuzz_npy)
+  nul[nul.find("'<u2'") + 3] = '\0';
+  check("nul.npy", nul, "header field 'descr'");
   std::string fo = a;
   fo.replace(fo.find("False"), 5, "True ");
   check("fortran.npy", fo, "header field 'fortran_order'");

@@ -112,7 +112,7 @@ void NpyArray::parse_header() {
   if (start + hl > map_size_) bad(path, "the header is longer than the file");
   const std::string h(reinterpret_cast<const char*>(p + start), hl);
   const std::string descr = dict_value(path, h, "descr");
-  if (descr.size() != 5 || (descr[1] != '<' && descr[1] != '|') || descr[2] != 'u' || std::strchr("1248", descr[3]) == nullptr)
+  if (descr.size() != 5 || (descr[1] != '<' && descr[1] != '|') || descr[2] != 'u' || descr[3] == '\0' || std::strchr("1248", descr[3]) == nullptr)
     bad(path, "header field 'descr' = " + excerpt(descr) + ": unsigned little-endian integers expected ('<u1', '<u2', '<u4', '<u8')");
   word_ = descr[3] - '0';
   if (dict_value(path, h, "fortran_order") != "False") bad(path, "header field 'fortran_order': C order expected (False)");
