@@ -20,7 +20,6 @@
 #include "matcore/explore.hpp"
 #include "matcore/features.hpp"
 #include "matcore/fields.hpp"
-#include "matcore/model.hpp"
 #include "matcore/output.hpp"
 #include "matcore/plan.hpp"
 #include "matcore/presets.hpp"
@@ -83,14 +82,7 @@ struct FeaturesCmd {
       base.scale_fmt = dp.scale_fmt;
       base.scale_block = dp.scale_block;
     }
-    std::vector<uint64_t> d;
-    if (!results.empty()) {
-      d = read_feature_results(p.v, results);
-    } else {
-      d.resize(p.v.size());
-      for (size_t i = 0; i < d.size(); ++i)
-        d[i] = mc::dot(dp, &p.v.a[i * K], &p.v.b[i * K], K, p.v.c[i], ScaleRefs{&p.sa[i * p.per_sample], &p.sb[i * p.per_sample]});
-    }
+    const std::vector<uint64_t> d = results.empty() ? run_scale_probes(dp, p) : read_feature_results(p.v, results);
     const DetectedFeatures sc = decide_scale_features(scale_fit_base(base), p, d);
     std::printf("block scales of %s (k = %d), fitted to %zu scale probes%s:\n%s", dp.name().c_str(), K, sc.samples,
                 results.empty() ? "" : (" (the device's d: " + results + ")").c_str(), format_feature_table(sc).c_str());

@@ -94,10 +94,7 @@ TEST(FeatureScales, WhatTheProbesCannotSeeIsSaid) {
   const Datapath base = with("b200", "nvfp4");
   const Datapath device = with("b200", "nvfp4", "out_round=rne");
   const ScaleProbes p = scale_feature_vectors(base, 64);
-  std::vector<uint64_t> d(p.v.size());
-  for (size_t i = 0; i < d.size(); ++i)
-    d[i] = dot(device, &p.v.a[i * 64], &p.v.b[i * 64], 64, p.v.c[i], ScaleRefs{&p.sa[i * 4], &p.sb[i * 4]});
-  const DetectedFeatures off = decide_scale_features(scale_fit_base(base), p, d);
+  const DetectedFeatures off = decide_scale_features(scale_fit_base(base), p, run_scale_probes(device, p));
   EXPECT_EQ(off.fits, 0u);
   EXPECT_LT(off.reproduced, off.samples);
   EXPECT_NE(format_feature_table(off).find("no candidate reproduces every scale probe"), std::string::npos);

@@ -85,6 +85,8 @@ ScaleProbes scale_feature_vectors(const Datapath& base, int K);
 /// base's. The candidates that reproduce every result are kept; a field they disagree on is
 /// reported undecided and keeps base's value (when a fit has it); when none fits, the closest.
 DetectedFeatures decide_scale_features(const Datapath& base, const ScaleProbes& p, const std::vector<uint64_t>& d);
+/// The d of every scale probe under datapath dp (a model standing in for the device).
+std::vector<uint64_t> run_scale_probes(const Datapath& dp, const ScaleProbes& p);
 /// Model mode: the probes through dot() of a block-scaled preset, fitted on scale_fit_base(preset).
 DetectedFeatures detect_scale_features(const Datapath& preset, int K = 0);
 /// The base of the model-mode fit: dp with group_size none and group_align scale (frac_bits is

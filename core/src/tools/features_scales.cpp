@@ -165,16 +165,6 @@ void scale_range(const Format& f, int* lo, int* hi) {
   while (*lo > -254 && holds(*lo - 1)) --*lo;
 }
 
-/// d of every probe under datapath dp.
-std::vector<uint64_t> run_probes(const Datapath& dp, const ScaleProbes& p) {
-  const int K = p.v.K, per = scales_per_sample(dp, K);
-  std::vector<uint64_t> d(p.v.size());
-  for (size_t i = 0; i < d.size(); ++i)
-    d[i] = dot(dp, &p.v.a[i * K], &p.v.b[i * K], K, p.v.c[i],
-               ScaleRefs{&p.sa[i * per], &p.sb[i * per]});
-  return d;
-}
-
 /// The candidate values of the fitted fields: group_size none or a power of two up to the
 /// scale block (and K); group_align scale or sum; F in kFmin..kFmax.
 std::vector<Datapath> candidates(const Datapath& base, int K) {
@@ -206,6 +196,15 @@ std::string describe(const Datapath& d) {
 }
 
 }  // namespace
+
+std::vector<uint64_t> run_scale_probes(const Datapath& dp, const ScaleProbes& p) {
+  const int K = p.v.K;
+  std::vector<uint64_t> d(p.v.size());
+  for (size_t i = 0; i < d.size(); ++i)
+    d[i] = dot(dp, &p.v.a[i * K], &p.v.b[i * K], K, p.v.c[i],
+               ScaleRefs{&p.sa[i * p.per_sample], &p.sb[i * p.per_sample]});
+  return d;
+}
 
 ScaleProbes scale_feature_vectors(const Datapath& base, int K) {
   if (!base.scaled()) throw std::invalid_argument("scale probes: " + base.name() + " has no block scales");
@@ -241,7 +240,7 @@ DetectedFeatures decide_scale_features(const Datapath& base, const ScaleProbes& 
   size_t best_rep = 0;
   Datapath best = base;
   for (const Datapath& c : candidates(base, p.v.K)) {
-    const std::vector<uint64_t> got = run_probes(c, p);
+    const std::vector<uint64_t> got = run_scale_probes(c, p);
     size_t rep = 0;
     for (size_t i = 0; i < got.size(); ++i) rep += got[i] == d[i];
     if (rep == d.size()) fit.push_back(c);
@@ -301,7 +300,7 @@ DetectedFeatures decide_scale_features(const Datapath& base, const ScaleProbes& 
 DetectedFeatures detect_scale_features(const Datapath& preset, int K) {
   if (K <= 0) K = std::min(preset.k_default, 64);
   const ScaleProbes p = scale_feature_vectors(preset, K);
-  return decide_scale_features(scale_fit_base(preset), p, run_probes(preset, p));
+  return decide_scale_features(scale_fit_base(preset), p, run_scale_probes(preset, p));
 }
 
 Datapath scale_fit_base(const Datapath& dp) {
