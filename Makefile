@@ -75,3 +75,5 @@ sanitize: deps
 
 clean:
 	rm -rf $(BUILD)
+
+include web/web.mk

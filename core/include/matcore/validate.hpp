@@ -26,9 +26,6 @@ struct SampleSet {
 SampleSet load_sample_set(const Datapath& dp, const std::string& a, const std::string& b,
                           const std::string& c, const std::string& d, int expect_k = 0);
 
-/// The model's result widened to the stored width of d files (binary16 -> binary32).
-uint64_t widen_result(const Datapath& dp, uint64_t r);
-
 /// Evaluates every sample on `threads` threads (0 = all); returns the model's widened results.
 /// Deterministic whatever the thread count.
 std::vector<uint64_t> run_samples(const Datapath& dp, const SampleSet& s, unsigned threads = 0,

@@ -91,6 +91,9 @@ void check_header(const std::string& path, const std::string& role, const Format
 /// changed the value (overflow to infinity included), so that the caller can say so.
 uint64_t c_operand(const Datapath& dp, uint64_t stored, int width, bool* rounded);
 
+/// The model's result widened to the stored width of d files (binary16 -> binary32).
+uint64_t widen_result(const Datapath& dp, uint64_t r);
+
 /// Counts the c values that a binary16 accumulator took rounded, for the note the commands print.
 struct RoundedC {
   uint64_t count = 0, first_line = 0;  ///< first_line: 1-based line in the c file

@@ -191,11 +191,14 @@ std::string trace_svg(const std::vector<SvgPanel>& panels) {
       const int label_top = y;
       y += 11 * static_cast<int>(shown.size());
       for (const BitRow& r : g.rows) {
-        body << "<text x=\"8\" y=\"" << y + 13 << "\" class=\"sig\">" << esc(r.name) << "</text>\n";
+        // one <g> a row, named by its trace signal (the web page's step control reveals stages)
+        body << "<g class=\"row\" data-row=\"" << esc(r.name) << "\">\n"
+             << "<text x=\"8\" y=\"" << y + 13 << "\" class=\"sig\">" << esc(r.name) << "</text>\n";
         if (r.has_bits) draw_bits(body, r, y, wmin, wmax);
         const std::string t = r.text.size() > kMaxVal ? r.text.substr(0, kMaxVal) + "..." : r.text;
         const int vx = kLabel + ncols * kCell + 14;
         body << "<text x=\"" << vx << "\" y=\"" << y + 13 << "\" class=\"val\">" << esc(t) << "</text>\n";
+        body << "</g>\n";
         reach(vx + kValChar * static_cast<double>(t.size()));
         y += kRow;
       }

@@ -538,4 +538,9 @@ std::string scale_file_text(const std::vector<uint64_t>& v, int per_line, const 
   return text;
 }
 
+uint64_t widen_result(const Datapath& dp, uint64_t r) {
+  if (dp.out_fmt == kBinary32 || dp.out_fmt == kBinary64) return r;
+  return widen_exact(dp.out_fmt, r, kBinary32);  // a binary16 NaN keeps its payload (0x7fff -> 0x7fffe000)
+}
+
 }  // namespace mc

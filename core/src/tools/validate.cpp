@@ -68,11 +68,6 @@ SampleSet load_sample_set(const Datapath& dp, const std::string& fa, const std::
   return s;
 }
 
-uint64_t widen_result(const Datapath& dp, uint64_t r) {
-  if (dp.out_fmt == kBinary32 || dp.out_fmt == kBinary64) return r;
-  return widen_exact(dp.out_fmt, r, kBinary32);  // a binary16 NaN keeps its payload (0x7fff -> 0x7fffe000)
-}
-
 std::vector<uint64_t> run_samples(const Datapath& dp, const SampleSet& s, unsigned threads,
                                   bool progress) {
   std::vector<uint64_t> got(s.n);

@@ -1,0 +1,297 @@
+"""The web page (web/, docs/web.md) in a real browser: headless Chromium driven by selenium.
+
+Run by ctest (web.browser) after `make web`:
+  MATCORE_WEB=build-web MATCORE_CLI=build/matcore python3 -m pytest tb/web
+Every d and trace the page shows is compared with the native command line on the same inputs.
+"""
+import functools
+import http.server
+import json
+import os
+import subprocess
+import tempfile
+import threading
+import time
+
+import pytest
+
+webdriver = pytest.importorskip("selenium.webdriver")
+
+WEB = os.environ.get("MATCORE_WEB", "build-web")
+CLI = os.environ.get("MATCORE_CLI", "build/matcore")
+# samples per preset in the comparison with the CLI (half exponent-mantissa, half random bits)
+SAMPLES = int(os.environ.get("MATCORE_WEB_SAMPLES", "1000"))
+
+
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def site():
+    assert os.path.exists(os.path.join(WEB, "index.html")), "run make web first"
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=WEB))
+    srv.daemon_threads = True
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    yield "http://127.0.0.1:%d/index.html" % srv.server_address[1]
+    srv.shutdown()
+    srv.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    opts = webdriver.ChromeOptions()
+    for a in ["--headless", "--no-sandbox", "--disable-gpu", "--window-size=1400,1000"]:
+        opts.add_argument(a)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    drv = webdriver.Chrome(options=opts)
+    drv.set_script_timeout(600)
+    yield drv
+    drv.quit()
+
+
+def load(browser, url):
+    browser.get(url)
+    for _ in range(300):
+        if browser.execute_script("return document.body.dataset.ready"):
+            return
+        time.sleep(0.05)
+    raise AssertionError("the page did not become ready: " + url)
+
+
+def text(browser, el_id):
+    return browser.find_element("id", el_id).text
+
+
+def cli(*args):
+    r = subprocess.run([CLI] + list(args), capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def cli_d(*args):
+    """The d pattern `matcore dot` prints ("d = 0x3f800001  1.0000001...")."""
+    line = [x for x in cli("dot", *args).splitlines() if x.startswith("d = 0x")][0]
+    return line.split()[2][2:]
+
+
+def test_loads_without_console_errors(browser, site):
+    load(browser, site)
+    errors = [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
+    assert errors == []
+    # the default design: mi300x fp16, 1 + 2^-24 + 2^-24 (the extra alignment bit of section 4.3.1)
+    assert text(browser, "d-hex") == "3f800001"
+    assert text(browser, "d-hex") == cli_d("--arch", "mi300x", "--type", "fp16", "--a", "1,2^-24,2^-24", "--b", "1,1,1")
+    assert len(browser.execute_script("return JSON.parse(matcore.lessons())")) >= 100
+
+
+def catalog(browser, site):
+    load(browser, site)
+    return json.loads(browser.execute_script("return matcore.catalog()"))
+
+
+def run_in_page(browser, design, files):
+    req = dict(design)
+    req.update(files)
+    res = json.loads(browser.execute_script("return matcore.run_vectors(arguments[0])", req))
+    assert res["ok"], res.get("error")
+    return res["d"]
+
+
+def sample_sets(arch, typ, out, tmp):
+    """SAMPLES samples of the preset from `matcore sample` and their d from `matcore run`."""
+    sets = []
+    for strategy, seed in (("expmant", 11), ("bits", 12)):
+        d = os.path.join(tmp, "%s_%s_%s_%s" % (arch, typ.replace(",", "_"), out or "def", strategy))
+        dp = ["--arch", arch, "--type", typ] + (["--out", out] if out else [])
+        cli("sample", "--arch", arch, "--type", typ, "--n", str(SAMPLES // 2), "--seed", str(seed),
+            "--strategy", strategy, "--out", d, "--threads", "1")
+        cli("run", *dp, "--a", d + "/a.txt", "--b", d + "/b.txt", "--c", d + "/c.txt", "--d", d + "/d.txt",
+            "--threads", "1")
+        files = {}
+        for f in ("a", "b", "c", "sa", "sb"):
+            p = os.path.join(d, f + ".txt")
+            files[f] = open(p).read() if os.path.exists(p) else ""
+        sets.append((files, [x for x in open(d + "/d.txt").read().splitlines() if not x.startswith("#")]))
+    return sets
+
+
+def test_every_preset_gives_the_cli_d(browser, site):
+    """1000 random samples of every preset (and binary16 output) through the page's core = `matcore run`."""
+    cat = catalog(browser, site)
+    checked = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for a in cat["archs"]:
+            for t in a["types"]:
+                for out in t["outs"]:
+                    design = {"arch": a["arch"], "type": t["type"], "out": out}
+                    for files, want in sample_sets(a["arch"], t["type"], out, tmp):
+                        got = run_in_page(browser, design, files).splitlines()
+                        assert got == want, (design, [(i, g, w) for i, (g, w) in enumerate(zip(got, want)) if g != w][:3])
+                        checked += len(got)
+    assert checked >= 300 * SAMPLES
+
+
+def evaluate(browser, req):
+    res = json.loads(browser.execute_script("return matcore.evaluate(arguments[0])", req))
+    assert res["ok"], res.get("error")
+    return res
+
+
+def cli_trace_rows(args):
+    """The stage rows of `matcore dot --trace` (between the pipeline line and d)."""
+    lines = cli("dot", "--trace", *args).splitlines()
+    start = [i for i, x in enumerate(lines) if x.startswith("pipeline:")][0] + 1
+    end = [i for i, x in enumerate(lines) if x.startswith("d = 0x")][0]
+    return lines[start:end]
+
+
+def test_traces_equal_the_cli(browser, site):
+    """Random operands of every architecture's types (the page's random button: matcore sample's
+    streams) give the trace `matcore dot --trace` prints, row for row, and the same d."""
+    cat = catalog(browser, site)
+    checked = 0
+    for a in cat["archs"]:
+        types = a["types"]
+        for t in [types[0], types[len(types) // 2], types[-1]]:
+            for seed in (1, 2):
+                design = {"arch": a["arch"], "type": t["type"], "seed": str(seed)}
+                ops = json.loads(browser.execute_script("return matcore.random_operands(arguments[0])", design))
+                assert ops["ok"], ops
+                req = dict(design, a=ops["a"], b=ops["b"], c=ops["c"], sa=ops.get("sa", ""), sb=ops.get("sb", ""))
+                res = evaluate(browser, req)
+                args = ["--arch", a["arch"], "--type", t["type"], "--a", ops["a"], "--b", ops["b"], "--c", ops["c"]]
+                if ops.get("sa"):
+                    args += ["--sa", ops["sa"], "--sb", ops["sb"]]
+                assert res["trace"].splitlines() == cli_trace_rows(args), (a["arch"], t["type"], seed)
+                assert res["designs"][0]["d_hex"] == cli_d(*args)
+                checked += 1
+    assert checked >= 100
+
+
+def test_specials_and_errors(browser, site):
+    """NaN/Inf operands give the CLI's d; bad operands an error in the page, never a d."""
+    load(browser, site + "?arch=h100&type=fp16&a=inf,1&b=1,-inf&c=0")
+    assert text(browser, "d-hex") == cli_d("--arch", "h100", "--type", "fp16", "--a", "inf,1", "--b", "1,-inf")
+    load(browser, site + "?arch=mi300x&type=fp16&a=nan,1&b=1,1&c=1")
+    assert text(browser, "d-hex") == cli_d("--arch", "mi300x", "--type", "fp16", "--a", "nan,1", "--b", "1,1", "--c", "1")
+    load(browser, site + "?arch=mi300x&type=fp16&a=1,2&b=1&c=0")
+    assert text(browser, "d-hex") == ""
+    assert "b" in text(browser, "error")
+    load(browser, site + "?arch=mi300x&type=fp16&a=1&b=1&set=frac_bits=999")
+    assert "frac_bits" in text(browser, "error")
+    assert text(browser, "d-hex") == ""
+
+
+def test_editing_a_field(browser, site):
+    """A field control writes --set, the URL keeps it, d follows `matcore dot --set`."""
+    ops = ["--a", "1,2^-24,2^-24", "--b", "1,1,1"]
+    load(browser, site + "?arch=mi300x&type=fp16&a=1,2^-24,2^-24&b=1,1,1&c=0")
+    before = text(browser, "d-hex")
+    assert before == cli_d("--arch", "mi300x", "--type", "fp16", *ops)
+    browser.execute_script("document.getElementById('fields-box').open = true")
+    el = browser.find_element("id", "field-frac_bits")
+    assert el.get_attribute("value") == "24"
+    el.clear()
+    el.send_keys("23")
+    browser.execute_script("arguments[0].dispatchEvent(new Event('change'))", el)
+    want = cli_d("--arch", "mi300x", "--type", "fp16", "--set", "frac_bits=23", *ops)
+    assert text(browser, "d-hex") == want
+    assert want != before
+    assert browser.find_element("id", "set").get_attribute("value") == "frac_bits=23"
+    assert "set=frac_bits=23" in browser.current_url
+    assert "changed" in browser.find_element("id", "fieldrow-frac_bits").get_attribute("class")
+    # a Choice field as a select
+    sel = browser.find_element("id", "field-prod_align")
+    assert sel.tag_name == "select"
+
+
+def test_permalink_round_trip(browser, site):
+    """The URL in the command line's syntax sets the page; the page's own link reproduces it."""
+    q = "?arch=a100&type=fp16&a=0x3c00,2^-24&b=1,1&c=0x3f800000&arch2=h100&type2=fp16&set2=frac_bits=26&step=2"
+    load(browser, site + q)
+    d = text(browser, "d-hex")
+    assert d == cli_d("--arch", "a100", "--type", "fp16", "--a", "0x3c00,2^-24", "--b", "1,1", "--c", "0x3f800000")
+    d2 = text(browser, "d2-hex")
+    assert d2 == cli_d("--arch", "h100", "--type", "fp16", "--set", "frac_bits=26", "--a", "0x3c00,2^-24", "--b", "1,1",
+                       "--c", "0x3f800000")
+    assert browser.find_element("id", "step").get_attribute("value") == "2"
+    link = browser.find_element("id", "permalink").get_attribute("href")
+    load(browser, site)
+    load(browser, link)
+    assert text(browser, "d-hex") == d and text(browser, "d2-hex") == d2
+    for el_id, v in (("arch", "a100"), ("a", "0x3c00,2^-24"), ("set2", "frac_bits=26"), ("arch2", "h100")):
+        assert browser.find_element("id", el_id).get_attribute("value") == v
+    assert browser.find_element("id", "step").get_attribute("value") == "2"
+
+
+def test_second_design_marks_the_first_difference(browser, site):
+    """mi300x (F = 24) against F = 27: the aligner's first value that differs is marked, as in
+    `matcore dot --dp A --dp B`."""
+    load(browser, site + "?arch=mi300x&type=fp16&a=1,2^-24,2^-25&b=1,1,1&c=0&arch2=mi300x&type2=fp16&set2=frac_bits=27")
+    row = browser.find_element("id", "first-diff")
+    name = row.find_elements("tag name", "td")[0].text
+    with tempfile.TemporaryDirectory() as tmp:
+        f = os.path.join(tmp, "f27.toml")
+        with open(f, "w") as fh:
+            fh.write(cli("show", "--arch", "mi300x", "--type", "fp16", "--set", "frac_bits=27"))
+        side = cli("dot", "--arch", "mi300x", "--type", "fp16", "--dp", f, "--a", "1,2^-24,2^-25", "--b", "1,1,1")
+    marked = [x for x in side.splitlines() if "first difference" in x][0]
+    assert marked.split()[0] == name
+
+
+def test_step_control_reveals_stages(browser, site):
+    load(browser, site + "?arch=h100&type=fp16&a=1,2^-24&b=1,1&c=0")
+    stages = json.loads(browser.execute_script("return JSON.stringify(matcorePage.last().designs[0].stages)"))
+    hidden = lambda: browser.execute_script(
+        "return document.querySelectorAll('#picture g.row.hidden').length")
+    assert hidden() == 0
+    browser.find_element("id", "step").send_keys("\ue012")  # left arrow: one stage back
+    assert hidden() > 0
+    for _ in stages:
+        browser.find_element("id", "step-prev").click()
+    assert browser.find_element("id", "step").get_attribute("value") == "0"
+    browser.find_element("id", "step-next").click()  # stage 2: the multiplier
+    assert stages[1] == "multiplier"
+    shown = browser.execute_script(
+        "return [...document.querySelectorAll('#records tbody tr:not(.hidden)')].map(r => r.cells[0].textContent)")
+    assert shown and all(x.startswith("multiplier.") for x in shown), shown
+    assert "step=1" in browser.current_url
+
+
+def test_lessons_run_the_paper_vectors(browser, site):
+    """A paper lesson sets its preset and operands; the page's d is the CLI's, and the paper's."""
+    load(browser, site)
+    lessons = json.loads(browser.execute_script("return matcore.lessons()"))
+    groups = {l["group"] for l in lessons}
+    assert any("CDNA3" in g for g in groups) and any("NVIDIA" in g for g in groups)
+    first = [i for i, l in enumerate(lessons) if "CDNA3" in l["group"]][0]
+    browser.find_element("id", "lesson-group").send_keys(lessons[first]["group"])
+    browser.find_element("id", "lesson-" + str(first)).click()
+    l = lessons[first]
+    assert text(browser, "d-hex") == cli_d("--arch", l["arch"], "--type", l["type"], "--a", l["a"], "--b", l["b"],
+                                           "--c", l["c"])
+    assert l["title"] in text(browser, "lesson-text")
+    assert "lesson=%d" % first in browser.current_url
+    # every lesson's outcome is the CLI's (the paper's own d: tb/test_paper_vectors)
+    for l in lessons[::7]:
+        res = evaluate(browser, {"arch": l["arch"], "type": l["type"], "a": l["a"], "b": l["b"], "c": l["c"]})
+        assert res["designs"][0]["d_hex"] == cli_d("--arch", l["arch"], "--type", l["type"], "--a", l["a"],
+                                                  "--b", l["b"], "--c", l["c"])
+
+
+def test_datapath_file_in_the_page(browser, site):
+    """A datapath file pasted into the page is the design (as `matcore dot --datapath F`)."""
+    toml = cli("show", "--arch", "b200", "--type", "nvfp4", "--set", "frac_bits=30")
+    load(browser, site + "?arch=b200&type=nvfp4&a=6,1.5&b=0.5,-4&sa=0x38&sb=0x40")
+    browser.execute_script("document.getElementById('toml-box').open = true;"
+                           "document.getElementById('toml').value = arguments[0];"
+                           "document.getElementById('toml-apply').click();", toml)
+    with tempfile.TemporaryDirectory() as tmp:
+        f = os.path.join(tmp, "dp.toml")
+        with open(f, "w") as fh:
+            fh.write(toml)
+        want = cli_d("--datapath", f, "--a", "6,1.5", "--b", "0.5,-4", "--sa", "0x38", "--sb", "0x40")
+    assert text(browser, "d-hex") == want
+    assert "toml=" in browser.current_url

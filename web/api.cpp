@@ -1,0 +1,325 @@
+// matcore web: the core's entry points for the page (web/app.js), compiled with emscripten and
+// bound with embind. The page sends JavaScript objects and gets JSON text back; every answer is
+// computed by the same core functions the command line calls (find_preset, apply_settings,
+// parse_text_operands, dot, trace_svg), so a page and `matcore dot --trace --svg` agree bit for
+// bit (tb/web/test_web.py checks it in a browser).
+//
+//   catalog()            presets (arch -> types, outputs, variants), the field table, formats
+//   evaluate(request)    one or two designs on one set of operands: d, trace rows, SVG, the
+//                        first row whose value differs
+//   random_operands(r)   sample `seed` of `matcore sample --seed S --n 1` for the design
+//   run_vectors(r)       a/b/c(/sa/sb) vector files' text -> the d file `matcore run` writes
+//   lessons()            web/lessons.cpp
+#include <emscripten/bind.h>
+
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "json.hpp"
+#include "lessons.hpp"
+#include "matcore/datapath_file.hpp"
+#include "matcore/fields.hpp"
+#include "matcore/format.hpp"
+#include "matcore/model.hpp"
+#include "matcore/plan.hpp"
+#include "matcore/presets.hpp"
+#include "matcore/sample.hpp"
+#include "matcore/svg.hpp"
+#include "matcore/validate.hpp"
+#include "matcore/vectors.hpp"
+
+using emscripten::val;
+using namespace mcweb;
+
+namespace {
+
+std::string text_of(const val& r, const char* key) {
+  const val v = r[key];
+  return v.isString() ? v.as<std::string>() : std::string();
+}
+
+/// The design a request names: keys arch, type, out, variant, set, toml, each suffixed by
+/// `sfx` ("" for the first design, "2" for the second). A toml text is a datapath file.
+mc::Datapath design_of(const val& r, const std::string& sfx) {
+  auto t = [&](const char* k) { return text_of(r, (k + sfx).c_str()); };
+  mc::Datapath dp;
+  if (!t("toml").empty()) {
+    dp = mc::datapath_from_toml(t("toml"), "datapath file");
+  } else {
+    if (t("arch").empty() || t("type").empty()) throw std::invalid_argument("choose an architecture and a type");
+    dp = mc::find_preset(t("arch"), t("type"), t("out"), t("variant"));
+  }
+  if (!t("set").empty()) {
+    try {
+      mc::apply_settings(dp, t("set"));
+      mc::validate_datapath(dp);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string("set: ") + e.what());
+    }
+  }
+  return dp;
+}
+
+std::string field_json(const mc::Field& f) {
+  static const char* kinds[] = {"text", "format", "int", "limit", "bool", "choice", "bits"};
+  return Obj()
+      .s("name", f.name)
+      .s("section", f.section)
+      .s("kind", kinds[static_cast<int>(f.kind)])
+      .s("doc", f.doc)
+      .i("lo", f.lo)
+      .i("hi", f.hi)
+      .s("none", f.none_word)
+      .raw("choices", jstrs(f.choices))
+      .s("allowed", mc::field_allowed(f))
+      .b("numeric", f.numeric)
+      .str();
+}
+
+std::string catalog() {
+  std::vector<std::string> archs;
+  for (const std::string& a : mc::arch_names()) {
+    std::vector<std::string> types;
+    for (const std::string& t : mc::types_of(a)) {
+      const mc::Datapath dp = mc::find_preset(a, t);
+      std::vector<std::string> outs = {""};
+      for (const char* o : {"fp16", "fp32", "fp64"}) {
+        try {
+          if (mc::find_preset(a, t, o).out_fmt.name != dp.out_fmt.name) outs.push_back(o);
+        } catch (const std::exception&) {
+        }
+      }
+      types.push_back(Obj()
+                          .s("type", t)
+                          .raw("outs", jstrs(outs))
+                          .raw("variants", jstrs(mc::variants_of(a, t)))
+                          .s("hypothesis", dp.hypothesis)
+                          .i("k", dp.k_default)
+                          .str());
+    }
+    archs.push_back(Obj().s("arch", a).raw("types", jarr(types)).str());
+  }
+  std::vector<std::string> fields;
+  for (const mc::Field& f : mc::datapath_fields()) fields.push_back(field_json(f));
+  return Obj()
+      .raw("archs", jarr(archs))
+      .raw("fields", jarr(fields))
+      .raw("formats", jstrs(mc::format_names()))
+      .raw("scale_formats", jstrs(mc::scale_format_names()))
+      .str();
+}
+
+struct Evaluated {
+  mc::Datapath dp;
+  mc::Trace trace;
+  uint64_t d = 0;
+  std::vector<std::string> notes;
+};
+
+Evaluated evaluate_one(const mc::Datapath& dp, const val& r) {
+  Evaluated e{dp, {}, 0, {}};
+  const mc::TextOperands op = mc::parse_text_operands(dp, text_of(r, "a"), text_of(r, "b"),
+                                                      text_of(r, "c").empty() ? "0" : text_of(r, "c"));
+  e.notes = op.notes;
+  const int K = static_cast<int>(op.a.size());
+  const std::string sa = text_of(r, "sa"), sb = text_of(r, "sb");
+  if (!dp.scaled() && (!sa.empty() || !sb.empty()))
+    throw std::invalid_argument("sa/sb: datapath " + dp.name() + " has no block scales");
+  const std::vector<uint64_t> xa = dp.scaled() && !sa.empty() ? mc::parse_scale_list(dp, sa, K, "sa") : std::vector<uint64_t>{};
+  const std::vector<uint64_t> xb = dp.scaled() && !sb.empty() ? mc::parse_scale_list(dp, sb, K, "sb") : std::vector<uint64_t>{};
+  e.d = mc::dot(dp, op.a.data(), op.b.data(), K, op.c, mc::scale_refs(xa, xb), &e.trace);
+  return e;
+}
+
+/// The stage a trace row belongs to: the part of its name before the first '.' ("aligner").
+std::string stage_of(const std::string& row) { return row.substr(0, row.find('.')); }
+
+std::string design_json(const Evaluated& e) {
+  std::vector<std::string> rows, stages;
+  int group = -1;
+  for (const mc::TraceRow& row : e.trace.rows) {
+    if (row.name == "group") ++group;
+    rows.push_back(Obj()
+                       .s("name", row.name)
+                       .s("value", row.value)
+                       .s("bits", row.bits())
+                       .s("stage", stage_of(row.name))
+                       .i("group", std::max(group, 0))
+                       .str());
+  }
+  for (const mc::PlannedStage& s : mc::plan(e.dp)) stages.push_back(s.name);
+  std::vector<std::string> values;
+  for (const mc::Field& f : mc::datapath_fields()) values.push_back(jstr(f.name) + ":" + jstr(f.get(e.dp)));
+  return Obj()
+      .s("name", e.dp.name())
+      .s("variant", e.dp.variant)
+      .s("pipeline", mc::plan_diagram(e.dp))
+      .raw("stages", jstrs(stages))
+      .s("hypothesis", e.dp.hypothesis)
+      .raw("warnings", jstrs(mc::width_warnings(e.dp)))
+      .raw("fields", "{" + [&] {
+        std::string s;
+        for (size_t i = 0; i < values.size(); ++i) s += (i ? "," : "") + values[i];
+        return s;
+      }() + "}")
+      .s("toml", mc::datapath_to_toml(e.dp))
+      .s("d_hex", mc::to_hex_bits(e.dp.out_fmt, e.d))
+      .s("d_dec", mc::to_decimal(e.dp.out_fmt, e.d))
+      .s("out_fmt", e.dp.out_fmt.name)
+      .s("a_fmt", e.dp.a_fmt.name)
+      .s("b_fmt", e.dp.b_fmt.name)
+      .i("k", e.dp.k_default)
+      .i("scale_block", e.dp.scale_block)
+      .s("scale_fmt", e.dp.scaled() ? e.dp.scale_fmt.name : "")
+      .raw("rows", jarr(rows))
+      .str();
+}
+
+/// The index (in the first trace's rows) of the first row whose value differs from the row of
+/// the same name and group in the second trace (a row the second lacks differs), or -1: the
+/// rule of `matcore dot --dp A --dp B`.
+int first_difference(const mc::Trace& t0, const mc::Trace& t1) {
+  struct Row {
+    int g;
+    const mc::TraceRow* r;
+  };
+  auto rows_of = [](const mc::Trace& t) {
+    std::vector<Row> v;
+    int g = -1;
+    for (const mc::TraceRow& r : t.rows) {
+      if (r.name == "group") ++g;
+      v.push_back(Row{std::max(g, 0), &r});
+    }
+    return v;
+  };
+  const std::vector<Row> r0 = rows_of(t0), r1 = rows_of(t1);
+  std::vector<bool> used(r1.size(), false);
+  for (size_t i = 0; i < r0.size(); ++i) {
+    if (r0[i].r->name == "group") continue;
+    const std::string* other = nullptr;
+    for (size_t j = 0; j < r1.size() && !other; ++j)
+      if (!used[j] && r1[j].g == r0[i].g && r1[j].r->name == r0[i].r->name) {
+        used[j] = true;
+        other = &r1[j].r->value;
+      }
+    if (!other || *other != r0[i].r->value) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::string evaluate(val r) {
+  try {
+    std::vector<mc::Datapath> dv = {design_of(r, "")};
+    if (!text_of(r, "arch2").empty() || !text_of(r, "toml2").empty()) dv.push_back(design_of(r, "2"));
+    if (dv.size() == 2 && (!(dv[0].a_fmt == dv[1].a_fmt) || !(dv[0].b_fmt == dv[1].b_fmt)))
+      throw std::invalid_argument("the two designs take different input formats (" + dv[0].a_fmt.name + " x " +
+                                  dv[0].b_fmt.name + ", " + dv[1].a_fmt.name + " x " + dv[1].b_fmt.name + ")");
+    std::vector<Evaluated> ev;
+    std::vector<std::string> designs;
+    std::vector<mc::SvgPanel> panels;
+    for (const mc::Datapath& dp : dv) {
+      ev.push_back(evaluate_one(dp, r));
+      designs.push_back(design_json(ev.back()));
+      panels.push_back(mc::SvgPanel{dp, ev.back().trace, ev.back().d});
+    }
+    Obj o;
+    o.b("ok", true).raw("designs", jarr(designs)).raw("notes", jstrs(ev[0].notes));
+    o.i("first_diff", ev.size() == 2 ? first_difference(ev[0].trace, ev[1].trace) : -1);
+    o.s("trace", ev[0].trace.text());
+    if (!r["svg"].isUndefined() && r["svg"].as<bool>()) o.s("svg", mc::trace_svg(panels));
+    return o.str();
+  } catch (const std::exception& e) {
+    return Obj().b("ok", false).s("error", e.what()).str();
+  }
+}
+
+std::string hex_list(const mc::Format& f, const uint64_t* v, size_t n) {
+  std::string s;
+  for (size_t i = 0; i < n; ++i) s += (i ? "," : "") + std::string("0x") + mc::to_hex_bits(f, v[i]);
+  return s;
+}
+
+std::string random_operands(val r) {
+  try {
+    const mc::Datapath dp = design_of(r, "");
+    mc::SampleSpec spec = mc::sample_spec_for(dp, text_of(r, "subnormal") == "1");
+    const std::string k = text_of(r, "k");
+    if (!k.empty()) spec.K = std::stoi(k);
+    if (spec.K < 1 || spec.K > 4096) throw std::invalid_argument("k must be an integer in 1..4096");
+    const long long seed = std::stoll(text_of(r, "seed").empty() ? "0" : text_of(r, "seed"));
+    spec.seed = static_cast<uint32_t>(seed);
+    spec.N = 1;
+    spec.scale_fmt = dp.scale_fmt;
+    spec.scale_block = dp.scale_block;
+    Obj o;
+    mc::stream_samples(spec, [&](uint64_t, uint64_t, const uint64_t* a, const uint64_t* b, const uint64_t* c) {
+      o.s("a", hex_list(spec.a_fmt, a, spec.K)).s("b", hex_list(spec.b_fmt, b, spec.K)).s("c", hex_list(spec.c_fmt, c, 1));
+    }, 1);
+    if (dp.scaled()) {
+      std::vector<uint64_t> sa, sb;
+      mc::sample_scales(spec, sa, sb);
+      o.s("sa", hex_list(dp.scale_fmt, sa.data(), sa.size())).s("sb", hex_list(dp.scale_fmt, sb.data(), sb.size()));
+    }
+    return o.b("ok", true).str();
+  } catch (const std::exception& e) {
+    return Obj().b("ok", false).s("error", e.what()).str();
+  }
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f << text;
+  if (!f) throw std::runtime_error("cannot write " + path);
+}
+
+/// The d file `matcore run` writes for vector files given as text (the shared vector format:
+/// a, b, c, and sa, sb for a block-scaled design), every sample through dot() as the page runs
+/// it. For the browser tests: the same files through the native CLI must give the same text.
+std::string run_vectors(val r) {
+  try {
+    const mc::Datapath dp = design_of(r, "");
+    for (const char* f : {"a", "b", "c", "sa", "sb"}) write_text(std::string("/tmp/") + f + ".txt", text_of(r, f));
+    const mc::AbFile a = mc::read_ab_file("/tmp/a.txt", 0, dp.a_fmt);
+    const mc::AbFile b = mc::read_ab_file("/tmp/b.txt", a.K, dp.b_fmt);
+    const int width = mc::stored_width(dp.out_fmt);
+    const std::vector<uint64_t> c = mc::read_cd_file("/tmp/c.txt", width);
+    if (b.samples() != a.samples() || c.size() != a.samples()) throw std::invalid_argument("a, b and c differ in length");
+    const int per = mc::scales_per_sample(dp, a.K);
+    mc::ScaleFile sa, sb;
+    if (dp.scaled()) {
+      sa = mc::read_scale_file("/tmp/sa.txt", per, dp.scale_fmt);
+      sb = mc::read_scale_file("/tmp/sb.txt", per, dp.scale_fmt);
+    }
+    std::string out;
+    std::vector<uint64_t> x(a.K), y(a.K);
+    char buf[24];
+    for (size_t i = 0; i < a.samples(); ++i) {
+      for (int j = 0; j < a.K; ++j) {
+        x[j] = mc::ab_operand(dp.a_fmt, dp.ingest, a, i * a.K + j, "a");
+        y[j] = mc::ab_operand(dp.b_fmt, dp.ingest, b, i * a.K + j, "b");
+      }
+      bool rounded = false;
+      const uint64_t ci = mc::c_operand(dp, c[i], width, &rounded);
+      mc::ScaleRefs refs;
+      if (dp.scaled()) refs = mc::ScaleRefs{&sa.v[i * per], &sb.v[i * per]};
+      const uint64_t d = mc::widen_result(dp, mc::dot(dp, x.data(), y.data(), a.K, ci, refs, nullptr));
+      std::snprintf(buf, sizeof buf, width == 64 ? "%016llx\n" : "%08llx\n", static_cast<unsigned long long>(d));
+      out += buf;
+    }
+    return Obj().b("ok", true).s("d", out).str();
+  } catch (const std::exception& e) {
+    return Obj().b("ok", false).s("error", e.what()).str();
+  }
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(matcore) {
+  emscripten::function("catalog", &catalog);
+  emscripten::function("evaluate", &evaluate);
+  emscripten::function("random_operands", &random_operands);
+  emscripten::function("run_vectors", &run_vectors);
+  emscripten::function("lessons", &mcweb::lessons_json);
+}
