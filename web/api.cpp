@@ -13,6 +13,7 @@
 #include <emscripten/bind.h>
 
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -118,13 +119,44 @@ struct Evaluated {
   std::vector<std::string> notes;
 };
 
+void write_text(const std::string& path, const std::string& text);
+
+/// a or b as the page took it: a line of a vector file pasted in (values separated by spaces,
+/// no comma: hex in the format itself or widened to binary32/binary64, as the file readers take
+/// them) becomes the command line's list of patterns; anything else is the command line's syntax.
+std::string ab_text(const mc::Datapath& dp, const std::string& t, const mc::Format& f, const std::string& role) {
+  const size_t b = t.find_first_not_of(" \t\r\n"), e = t.find_last_not_of(" \t\r\n");
+  if (b == std::string::npos || t.find(',') != std::string::npos) return t;
+  const std::string line = t.substr(b, e - b + 1);
+  if (line.find_first_of(" \t") == std::string::npos) return t;
+  const std::string path = role + " (a vector-file line)";
+  write_text(path, line + "\n");
+  const mc::AbFile af = mc::read_ab_file(path, 0, f);
+  std::string s;
+  for (size_t i = 0; i < af.v.size(); ++i)
+    s += (i ? "," : "") + std::string("0x") + mc::to_hex_bits(f, mc::ab_operand(f, dp.ingest, af, i, role));
+  return s;
+}
+
+/// Scales as the page took them: a line of a scale file pasted in ("7f 80": 2 hex digits each,
+/// separated by spaces) becomes the command line's "0x7f,0x80".
+std::string scale_text(const std::string& t) {
+  if (t.find(',') != std::string::npos) return t;
+  std::istringstream in(t);
+  std::string w, s;
+  int n = 0;
+  while (in >> w) s += (n++ ? ",0x" : "0x") + w;
+  return n > 1 ? s : t;
+}
+
 Evaluated evaluate_one(const mc::Datapath& dp, const val& r) {
   Evaluated e{dp, {}, 0, {}};
-  const mc::TextOperands op = mc::parse_text_operands(dp, text_of(r, "a"), text_of(r, "b"),
+  const mc::TextOperands op = mc::parse_text_operands(dp, ab_text(dp, text_of(r, "a"), dp.a_fmt, "a"),
+                                                      ab_text(dp, text_of(r, "b"), dp.b_fmt, "b"),
                                                       text_of(r, "c").empty() ? "0" : text_of(r, "c"));
   e.notes = op.notes;
   const int K = static_cast<int>(op.a.size());
-  const std::string sa = text_of(r, "sa"), sb = text_of(r, "sb");
+  const std::string sa = scale_text(text_of(r, "sa")), sb = scale_text(text_of(r, "sb"));
   if (!dp.scaled() && (!sa.empty() || !sb.empty()))
     throw std::invalid_argument("sa/sb: datapath " + dp.name() + " has no block scales");
   const std::vector<uint64_t> xa = dp.scaled() && !sa.empty() ? mc::parse_scale_list(dp, sa, K, "sa") : std::vector<uint64_t>{};

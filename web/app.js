@@ -153,17 +153,11 @@
   }
 
   // ------------------------------------------------------------------ evaluation
-  // A pasted line of a vector file ("3c00 0400"): hex separated by spaces, no commas.
-  function operands(text) {
-    const t = (text || '').trim();
-    if (t.includes(',') || !/\s/.test(t)) return t;
-    const w = t.split(/\s+/);
-    return w.every((x) => /^[0-9a-fA-F]+$/.test(x)) ? w.map((x) => '0x' + x).join(',') : w.join(',');
-  }
   function request(svg) {
     const r = {svg: svg};
     for (const k of ['arch', 'type', 'out', 'variant', 'set', 'toml']) r[k] = state[k] || '';
-    for (const k of ['a', 'b', 'c', 'sa', 'sb']) r[k] = operands(state[k]);
+    // a pasted vector-file line is read by the core's own reader (api.cpp, ab_text)
+    for (const k of ['a', 'b', 'c', 'sa', 'sb']) r[k] = (state[k] || '').trim();
     if (state.arch2 && $('cmp').checked) for (const k of ['arch2', 'type2', 'out2', 'variant2', 'set2']) r[k] = state[k] || '';
     return r;
   }

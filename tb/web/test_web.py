@@ -295,3 +295,19 @@ def test_datapath_file_in_the_page(browser, site):
         want = cli_d("--datapath", f, "--a", "6,1.5", "--b", "0.5,-4", "--sa", "0x38", "--sb", "0x40")
     assert text(browser, "d-hex") == want
     assert "toml=" in browser.current_url
+
+
+def test_pasted_vector_file_lines(browser, site):
+    """A line of an a/b file (native or widened to binary32, as hwdata holds them) and of a scale
+    file, pasted in, are read by the vector readers: the same d as the values on the CLI."""
+    want = cli_d("--arch", "h100", "--type", "fp16", "--a", "1,2^-24,-3", "--b", "1,1,0.5")
+    load(browser, site + "?arch=h100&type=fp16&a=3f800000 33800000 c0400000&b=3c00 3c00 3800&c=0")
+    assert text(browser, "d-hex") == want
+    a = ",".join(["6"] + ["0"] * 32 + ["-1.5"])  # two scale blocks of 32
+    b = ",".join(["0.5"] + ["0"] * 32 + ["4"])
+    want = cli_d("--arch", "b200", "--type", "mxf4", "--a", a, "--b", b, "--sa", "0x80,0x80", "--sb", "0x7e,0x7f")
+    assert want != cli_d("--arch", "b200", "--type", "mxf4", "--a", a, "--b", b)
+    load(browser, site + "?arch=b200&type=mxf4&a=%s&b=%s&sa=80 80&sb=7e 7f" % (a, b))
+    assert text(browser, "error") == "" and text(browser, "d-hex") == want
+    load(browser, site + "?arch=h100&type=fp16&a=3f800000 3c00&b=1,1")
+    assert "a (a vector-file line):1" in text(browser, "error")
