@@ -10,6 +10,20 @@
   const DEFAULT = {arch: 'mi300x', type: 'fp16', a: '1,2^-24,2^-24', b: '1,1,1', c: '0'};
   let M = null, catalog = null, lessons = [], state = {}, last = null;
   const $ = (id) => document.getElementById(id);
+  // For browsers without a WebDriver (Firefox on Debian: tb/web/test_web.py): with report=1 in
+  // the URL, the page posts d, the trace and any script error to its server's /report when ready.
+  const REPORT = new URLSearchParams(window.location.search).has('report');
+  const scriptErrors = [];
+  if (REPORT) {
+    window.addEventListener('error', (e) => scriptErrors.push(String(e.message)));
+    const err = console.error.bind(console);
+    console.error = (...a) => { scriptErrors.push(a.join(' ')); err(...a); };
+  }
+  function report() {
+    fetch('report', {method: 'POST', headers: {'Content-Type': 'application/json'},
+      body: JSON.stringify({ua: navigator.userAgent, d: $('d-hex').textContent, error: $('error').textContent,
+                            trace: last && last.ok ? last.trace : '', errors: scriptErrors})});
+  }
 
   // ------------------------------------------------------------------ state and the URL
   function readUrl() {
@@ -373,6 +387,7 @@
       loadLessons();
       buildLessons();
       document.body.dataset.ready = '1';
+      if (REPORT) report();
     }, 0);
   }
   // For tests and the console: the module and the page's functions.

@@ -8,6 +8,7 @@ import functools
 import http.server
 import json
 import os
+import shutil
 import subprocess
 import tempfile
 import threading
@@ -311,3 +312,50 @@ def test_pasted_vector_file_lines(browser, site):
     assert text(browser, "error") == "" and text(browser, "d-hex") == want
     load(browser, site + "?arch=h100&type=fp16&a=3f800000 3c00&b=1,1")
     assert "a (a vector-file line):1" in text(browser, "error")
+
+
+class Reports(Quiet):
+    """Takes the page's report (app.js, ?report=1): POST /report with d, the trace and errors."""
+    got = []
+
+    def do_POST(self):
+        n = int(self.headers.get("Content-Length", "0"))
+        Reports.got.append(json.loads(self.rfile.read(n)))
+        self.send_response(204)
+        self.end_headers()
+
+
+FIREFOX = shutil.which("firefox-esr") or shutil.which("firefox")
+
+
+@pytest.mark.skipif(not FIREFOX, reason="firefox-esr not installed (Debian: firefox-esr)")
+def test_firefox_gives_the_cli_d_and_trace():
+    """The same page in headless Firefox (Debian has no geckodriver: the page reports to the test's
+    server when its URL has report=1): d and the trace rows equal the CLI's, with no script error."""
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Reports, directory=WEB))
+    srv.daemon_threads = True
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    ops = ["--a", "1,2^-24,2^-24,0x3555", "--b", "1,1,1,-3", "--c", "0x3f800000"]
+    url = "http://127.0.0.1:%d/index.html?report=1&arch=mi300x&type=fp16&a=1,2^-24,2^-24,0x3555&b=1,1,1,-3&c=0x3f800000" % \
+        srv.server_address[1]
+    Reports.got.clear()
+    with tempfile.TemporaryDirectory() as home:
+        env = dict(os.environ, HOME=home, MOZ_HEADLESS="1")
+        ff = subprocess.Popen([FIREFOX, "--headless", "--no-remote", "--profile", home, url], env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            for _ in range(1200):
+                if Reports.got:
+                    break
+                time.sleep(0.1)
+        finally:
+            ff.kill()
+            ff.wait()
+    srv.shutdown()
+    srv.server_close()
+    assert Reports.got, "Firefox sent no report within 120 s"
+    r = Reports.got[0]
+    assert "Firefox" in r["ua"]
+    assert r["errors"] == [] and r["error"] == ""
+    assert r["d"] == cli_d("--arch", "mi300x", "--type", "fp16", *ops)
+    assert r["trace"].splitlines() == cli_trace_rows(["--arch", "mi300x", "--type", "fp16"] + ops)
