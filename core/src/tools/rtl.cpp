@@ -126,6 +126,7 @@ class Gen {
        << "    input  logic [" << d.N * d.AW - 1 << ":0] in_a,\n"
        << "    input  logic [" << d.N * d.BW - 1 << ":0] in_b,\n"
        << "    input  logic [" << d.OW - 1 << ":0] in_c,\n"
+       << "    input  logic in_chain,  // c = out_d: the accumulation register's d -> c feedback\n"
        << "    input  logic [" << d.OW - 1 << ":0] in_cf,\n"
        << (d.NS ? "    input  logic [" + std::to_string(8 * d.NS - 1) + ":0] in_sa,  // E8M0 scales of the group's blocks\n" +
                       "    input  logic [" + std::to_string(8 * d.NS - 1) + ":0] in_sb,\n"
@@ -232,7 +233,7 @@ class Gen {
     o_ << "  always_ff @(posedge clk) begin\n"
        << "    issue_valid <= in_valid;\n    issue_tag <= in_tag;\n    issue_grp <= in_grp;\n"
        << "    issue_last <= in_last;\n    issue_cf <= in_cf;\n"
-       << "    issue_lanes <= in_lanes;\n    issue_a <= in_a;\n    issue_b <= in_b;\n    issue_c <= in_c;\n"
+       << "    issue_lanes <= in_lanes;\n    issue_a <= in_a;\n    issue_b <= in_b;\n    issue_c <= in_chain ? out_d : in_c;\n"
        << (d.NS ? "    issue_sa <= in_sa;\n    issue_sb <= in_sb;\n" : "") << "  end\n";
   }
 
