@@ -36,6 +36,9 @@ using namespace mcweb;
 
 namespace {
 
+/// The most products the page evaluates and draws at once (a picture of one row a product).
+constexpr int kMaxPageK = 1024;
+
 std::string text_of(const val& r, const char* key) {
   const val v = r[key];
   return v.isString() ? v.as<std::string>() : std::string();
@@ -156,6 +159,9 @@ Evaluated evaluate_one(const mc::Datapath& dp, const val& r) {
                                                       text_of(r, "c").empty() ? "0" : text_of(r, "c"));
   e.notes = op.notes;
   const int K = static_cast<int>(op.a.size());
+  if (K > kMaxPageK)
+    throw std::invalid_argument("the page draws at most " + std::to_string(kMaxPageK) + " products (a has " +
+                                std::to_string(K) + "); matcore dot --trace takes up to 1048576");
   const std::string sa = scale_text(text_of(r, "sa")), sb = scale_text(text_of(r, "sb"));
   if (!dp.scaled() && (!sa.empty() || !sb.empty()))
     throw std::invalid_argument("sa/sb: datapath " + dp.name() + " has no block scales");
@@ -279,7 +285,8 @@ std::string random_operands(val r) {
     mc::SampleSpec spec = mc::sample_spec_for(dp, text_of(r, "subnormal") == "1");
     const std::string k = text_of(r, "k");
     if (!k.empty()) spec.K = std::stoi(k);
-    if (spec.K < 1 || spec.K > 4096) throw std::invalid_argument("k must be an integer in 1..4096");
+    if (spec.K < 1 || spec.K > kMaxPageK)
+      throw std::invalid_argument("k must be an integer in 1.." + std::to_string(kMaxPageK));
     const long long seed = std::stoll(text_of(r, "seed").empty() ? "0" : text_of(r, "seed"));
     spec.seed = static_cast<uint32_t>(seed);
     spec.N = 1;

@@ -180,6 +180,9 @@ def test_specials_and_errors(browser, site):
     load(browser, site + "?arch=mi300x&type=fp16&a=1,2&b=1&c=0")
     assert text(browser, "d-hex") == ""
     assert "b" in text(browser, "error")
+    many = ",".join(["1"] * 1025)
+    load(browser, site + "?arch=mi300x&type=fp16&a=%s&b=%s" % (many, many))
+    assert "at most 1024 products" in text(browser, "error") and text(browser, "d-hex") == ""
     load(browser, site + "?arch=mi300x&type=fp16&a=1&b=1&set=frac_bits=999")
     assert "frac_bits" in text(browser, "error")
     assert text(browser, "d-hex") == ""
