@@ -64,7 +64,7 @@ SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined 
 # 2 GB address-space limit (ASan needs terabytes of address space),
 # and the trace tests (they run matcore-sc: sc/ is not built here), and the RTL tests that run
 # Verilated simulators (the simulators are not sanitized; the generator still runs, RtlGenerate).
-SAN_EXCLUDE ?= ^FeatureRandom|^FeatureFiles|EveryCharacterIsChecked|ThreadsThatCannotBeCreated|OneVeryLongSampleFitsInBoundedMemory|^RobustTrace|RtlHwdata|RtlPaper|RtlRandom|RtlSpecials|RtlOverflow|RtlSensitivity|RtlTrace|RtlCost|RtlAlignNearest
+SAN_EXCLUDE ?= ^FeatureRandom|^FeatureFiles|EveryCharacterIsChecked|ThreadsThatCannotBeCreated|OneVeryLongSampleFitsInBoundedMemory|^RobustTrace|RtlHwdata|RtlPaper|RtlRandom|RtlSpecials|RtlOverflow|RtlSensitivity|RtlTrace|RtlCost|RtlAlignNearest|^web\.browser
 sanitize: deps
 	CC=gcc CXX=g++ cmake -S . -B build-san -G Ninja -DCMAKE_BUILD_TYPE=Debug \
 	  -DCMAKE_CXX_FLAGS="$(SAN_FLAGS)" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \

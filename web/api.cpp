@@ -9,6 +9,7 @@
 //                        first row whose value differs
 //   random_operands(r)   sample `seed` of `matcore sample --seed S --n 1` for the design
 //   run_vectors(r)       a/b/c(/sa/sb) vector files' text -> the d file `matcore run` writes
+//   trace_vectors(r)     the same files -> every sample's operands and trace rows (tests)
 //   lessons()            web/lessons.cpp
 #include <emscripten/bind.h>
 
@@ -39,15 +40,27 @@ namespace {
 /// The most products the page evaluates and draws at once (a picture of one row a product).
 constexpr int kMaxPageK = 1024;
 
+/// The longest text a request field may hold (a link is data: a decimal of a million digits
+/// would take the parser minutes).
+constexpr size_t kMaxText = 1 << 16;
+
 std::string text_of(const val& r, const char* key) {
   const val v = r[key];
   return v.isString() ? v.as<std::string>() : std::string();
 }
 
+/// A field of a page request (operands, set, a datapath file): at most kMaxText characters.
+std::string field_of(const val& r, const std::string& key) {
+  std::string s = text_of(r, key.c_str());
+  if (s.size() > kMaxText)
+    throw std::invalid_argument(key + ": " + std::to_string(s.size()) + " characters, the page takes at most " +
+                                std::to_string(kMaxText));
+  return s;
+}
 /// The design a request names: keys arch, type, out, variant, set, toml, each suffixed by
 /// `sfx` ("" for the first design, "2" for the second). A toml text is a datapath file.
 mc::Datapath design_of(const val& r, const std::string& sfx) {
-  auto t = [&](const char* k) { return text_of(r, (k + sfx).c_str()); };
+  auto t = [&](const char* k) { return field_of(r, k + sfx); };
   mc::Datapath dp;
   if (!t("toml").empty()) {
     dp = mc::datapath_from_toml(t("toml"), "datapath file");
@@ -100,6 +113,7 @@ std::string catalog() {
                           .raw("outs", jstrs(outs))
                           .raw("variants", jstrs(mc::variants_of(a, t)))
                           .s("hypothesis", dp.hypothesis)
+                          .s("family", dp.family)
                           .i("k", dp.k_default)
                           .str());
     }
@@ -154,15 +168,15 @@ std::string scale_text(const std::string& t) {
 
 Evaluated evaluate_one(const mc::Datapath& dp, const val& r) {
   Evaluated e{dp, {}, 0, {}};
-  const mc::TextOperands op = mc::parse_text_operands(dp, ab_text(dp, text_of(r, "a"), dp.a_fmt, "a"),
-                                                      ab_text(dp, text_of(r, "b"), dp.b_fmt, "b"),
-                                                      text_of(r, "c").empty() ? "0" : text_of(r, "c"));
+  const std::string c = field_of(r, "c");
+  const mc::TextOperands op = mc::parse_text_operands(dp, ab_text(dp, field_of(r, "a"), dp.a_fmt, "a"),
+                                                      ab_text(dp, field_of(r, "b"), dp.b_fmt, "b"), c.empty() ? "0" : c);
   e.notes = op.notes;
   const int K = static_cast<int>(op.a.size());
   if (K > kMaxPageK)
     throw std::invalid_argument("the page draws at most " + std::to_string(kMaxPageK) + " products (a has " +
                                 std::to_string(K) + "); matcore dot --trace takes up to 1048576");
-  const std::string sa = scale_text(text_of(r, "sa")), sb = scale_text(text_of(r, "sb"));
+  const std::string sa = scale_text(field_of(r, "sa")), sb = scale_text(field_of(r, "sb"));
   if (!dp.scaled() && (!sa.empty() || !sb.empty()))
     throw std::invalid_argument("sa/sb: datapath " + dp.name() + " has no block scales");
   const std::vector<uint64_t> xa = dp.scaled() && !sa.empty() ? mc::parse_scale_list(dp, sa, K, "sa") : std::vector<uint64_t>{};
@@ -313,41 +327,99 @@ void write_text(const std::string& path, const std::string& text) {
   if (!f) throw std::runtime_error("cannot write " + path);
 }
 
-/// The d file `matcore run` writes for vector files given as text (the shared vector format:
-/// a, b, c, and sa, sb for a block-scaled design), every sample through dot() as the page runs
-/// it. For the browser tests: the same files through the native CLI must give the same text.
+/// Vector files given as text (the shared vector format: a, b, c, and sa, sb for a
+/// block-scaled design), read by the vector files' own readers (through the module's in-memory
+/// file system): each sample's operands as dot() takes them.
+struct Vectors {
+  mc::AbFile a, b;
+  std::vector<uint64_t> c;
+  mc::ScaleFile sa, sb;
+  int width = 32, per = 0;
+  size_t samples() const { return a.samples(); }
+  /// Sample i's a, b (patterns of the input formats), c (in out_fmt) and scales.
+  uint64_t operands(const mc::Datapath& dp, size_t i, std::vector<uint64_t>& x, std::vector<uint64_t>& y,
+                    mc::ScaleRefs& refs) const {
+    for (int j = 0; j < a.K; ++j) {
+      x[j] = mc::ab_operand(dp.a_fmt, dp.ingest, a, i * a.K + j, "a");
+      y[j] = mc::ab_operand(dp.b_fmt, dp.ingest, b, i * a.K + j, "b");
+    }
+    refs = dp.scaled() ? mc::ScaleRefs{&sa.v[i * per], &sb.v[i * per]} : mc::ScaleRefs{};
+    bool rounded = false;
+    return mc::c_operand(dp, c[i], width, &rounded);
+  }
+};
+
+Vectors read_vectors(const mc::Datapath& dp, const val& r) {
+  for (const char* f : {"a", "b", "c", "sa", "sb"}) write_text(std::string("/tmp/") + f + ".txt", text_of(r, f));
+  Vectors v;
+  v.a = mc::read_ab_file("/tmp/a.txt", 0, dp.a_fmt);
+  v.b = mc::read_ab_file("/tmp/b.txt", v.a.K, dp.b_fmt);
+  v.width = mc::stored_width(dp.out_fmt);
+  v.c = mc::read_cd_file("/tmp/c.txt", v.width);
+  if (v.b.samples() != v.a.samples() || v.c.size() != v.a.samples()) throw std::invalid_argument("a, b and c differ in length");
+  v.per = mc::scales_per_sample(dp, v.a.K);
+  if (dp.scaled()) {
+    v.sa = mc::read_scale_file("/tmp/sa.txt", v.per, dp.scale_fmt);
+    v.sb = mc::read_scale_file("/tmp/sb.txt", v.per, dp.scale_fmt);
+    if (v.sa.samples() != v.a.samples() || v.sb.samples() != v.a.samples())
+      throw std::invalid_argument("sa, sb and a differ in length");
+  }
+  return v;
+}
+
+/// The d file `matcore run` writes for vector files given as text, every sample through dot()
+/// as the page runs it. For the browser tests: the same files through the native CLI must give
+/// the same text.
 std::string run_vectors(val r) {
   try {
     const mc::Datapath dp = design_of(r, "");
-    for (const char* f : {"a", "b", "c", "sa", "sb"}) write_text(std::string("/tmp/") + f + ".txt", text_of(r, f));
-    const mc::AbFile a = mc::read_ab_file("/tmp/a.txt", 0, dp.a_fmt);
-    const mc::AbFile b = mc::read_ab_file("/tmp/b.txt", a.K, dp.b_fmt);
-    const int width = mc::stored_width(dp.out_fmt);
-    const std::vector<uint64_t> c = mc::read_cd_file("/tmp/c.txt", width);
-    if (b.samples() != a.samples() || c.size() != a.samples()) throw std::invalid_argument("a, b and c differ in length");
-    const int per = mc::scales_per_sample(dp, a.K);
-    mc::ScaleFile sa, sb;
-    if (dp.scaled()) {
-      sa = mc::read_scale_file("/tmp/sa.txt", per, dp.scale_fmt);
-      sb = mc::read_scale_file("/tmp/sb.txt", per, dp.scale_fmt);
-    }
+    const Vectors v = read_vectors(dp, r);
     std::string out;
-    std::vector<uint64_t> x(a.K), y(a.K);
+    std::vector<uint64_t> x(v.a.K), y(v.a.K);
     char buf[24];
-    for (size_t i = 0; i < a.samples(); ++i) {
-      for (int j = 0; j < a.K; ++j) {
-        x[j] = mc::ab_operand(dp.a_fmt, dp.ingest, a, i * a.K + j, "a");
-        y[j] = mc::ab_operand(dp.b_fmt, dp.ingest, b, i * a.K + j, "b");
-      }
-      bool rounded = false;
-      const uint64_t ci = mc::c_operand(dp, c[i], width, &rounded);
+    for (size_t i = 0; i < v.samples(); ++i) {
       mc::ScaleRefs refs;
-      if (dp.scaled()) refs = mc::ScaleRefs{&sa.v[i * per], &sb.v[i * per]};
-      const uint64_t d = mc::widen_result(dp, mc::dot(dp, x.data(), y.data(), a.K, ci, refs, nullptr));
-      std::snprintf(buf, sizeof buf, width == 64 ? "%016llx\n" : "%08llx\n", static_cast<unsigned long long>(d));
+      const uint64_t ci = v.operands(dp, i, x, y, refs);
+      const uint64_t d = mc::widen_result(dp, mc::dot(dp, x.data(), y.data(), v.a.K, ci, refs, nullptr));
+      std::snprintf(buf, sizeof buf, v.width == 64 ? "%016llx\n" : "%08llx\n", static_cast<unsigned long long>(d));
       out += buf;
     }
     return Obj().b("ok", true).s("d", out).str();
+  } catch (const std::exception& e) {
+    return Obj().b("ok", false).s("error", e.what()).str();
+  }
+}
+
+/// The trace of every sample of vector files given as text (for the browser tests: the rows,
+/// "name=value" a line, against the native core's): [{a, b, c, sa, sb (patterns), rows}].
+std::string trace_vectors(val r) {
+  try {
+    const mc::Datapath dp = design_of(r, "");
+    const Vectors v = read_vectors(dp, r);
+    std::vector<uint64_t> x(v.a.K), y(v.a.K);
+    std::vector<std::string> out;
+    auto nums = [](const uint64_t* p, size_t n) {
+      std::vector<std::string> q;
+      for (size_t i = 0; i < n; ++i) q.push_back(std::to_string(p[i]));
+      return jarr(q);
+    };
+    for (size_t i = 0; i < v.samples(); ++i) {
+      mc::ScaleRefs refs;
+      const uint64_t ci = v.operands(dp, i, x, y, refs);
+      mc::Trace t;
+      mc::dot(dp, x.data(), y.data(), v.a.K, ci, refs, &t);
+      std::string rows;
+      for (const mc::TraceRow& row : t.rows) rows += row.name + "=" + row.value + "\n";
+      out.push_back(Obj()
+                        .raw("a", nums(x.data(), x.size()))
+                        .raw("b", nums(y.data(), y.size()))
+                        .raw("c", std::to_string(ci))
+                        .raw("sa", refs.a ? nums(refs.a, v.per) : "null")
+                        .raw("sb", refs.b ? nums(refs.b, v.per) : "null")
+                        .s("rows", rows)
+                        .str());
+    }
+    return Obj().b("ok", true).raw("samples", jarr(out)).str();
   } catch (const std::exception& e) {
     return Obj().b("ok", false).s("error", e.what()).str();
   }
@@ -360,5 +432,6 @@ EMSCRIPTEN_BINDINGS(matcore) {
   emscripten::function("evaluate", &evaluate);
   emscripten::function("random_operands", &random_operands);
   emscripten::function("run_vectors", &run_vectors);
+  emscripten::function("trace_vectors", &trace_vectors);
   emscripten::function("lessons", &mcweb::lessons_json);
 }

@@ -12,7 +12,7 @@
   const $ = (id) => document.getElementById(id);
   // For browsers without a WebDriver (Firefox on Debian: tb/web/test_web.py): with report=1 in
   // the URL, the page posts d, the trace and any script error to its server's /report when ready.
-  const REPORT = new URLSearchParams(window.location.search).has('report');
+  const REPORT = /[?&]report(=|&|$)/.test(window.location.search);
   const scriptErrors = [];
   if (REPORT) {
     window.addEventListener('error', (e) => scriptErrors.push(String(e.message)));
@@ -26,10 +26,22 @@
   }
 
   // ------------------------------------------------------------------ state and the URL
+  // The query split by hand: decodeURIComponent keeps '+' (URLSearchParams would make it a
+  // space, and '+' belongs to the value syntax: a=1+2^-24).
+  function query() {
+    const q = {};
+    for (const part of window.location.search.replace(/^\?/, '').split('&')) {
+      if (!part) continue;
+      const i = part.indexOf('=');
+      const k = i < 0 ? part : part.slice(0, i);
+      try { q[k] = i < 0 ? '' : decodeURIComponent(part.slice(i + 1)); } catch (e) { q[k] = part.slice(i + 1); }
+    }
+    return q;
+  }
   function readUrl() {
-    const q = new URLSearchParams(window.location.search);
+    const q = query();
     const s = {};
-    for (const k of KEYS) if (q.has(k)) s[k] = q.get(k);
+    for (const k of KEYS) if (k in q) s[k] = q[k];
     if (!s.arch && !s.toml) Object.assign(s, DEFAULT, s);
     return s;
   }
@@ -73,8 +85,11 @@
   // ------------------------------------------------------------------ preset selectors
   function archEntry(a) { return catalog.archs.find((x) => x.arch === a); }
   function typeEntry(a, t) { const e = archEntry(a); return e ? e.types.find((x) => x.type === t) : null; }
+  // An option for each value; a chosen value that is not among them (a typo, an alias the
+  // command line takes: type=bf16_1k) is kept as an option of its own, for the core to judge.
   function fill(sel, values, chosen, label) {
     sel.innerHTML = '';
+    if (chosen !== undefined && chosen !== '' && !values.includes(chosen)) values = [chosen].concat(values);
     for (const v of values) {
       const o = document.createElement('option');
       o.value = v;
@@ -87,9 +102,9 @@
   function fillDesign(sfx) {
     const archs = catalog.archs.map((x) => x.arch);
     const arch = fill($('arch' + sfx), archs, state['arch' + sfx] || archs[0]);
-    const types = archEntry(arch).types.map((x) => x.type);
+    const types = archEntry(arch) ? archEntry(arch).types.map((x) => x.type) : [];
     const type = fill($('type' + sfx), types, state['type' + sfx]);
-    const te = typeEntry(arch, type);
+    const te = typeEntry(arch, type) || {outs: [''], variants: [], hypothesis: ''};
     const out = fill($('out' + sfx), te.outs, state['out' + sfx] || '', (v) => v || 'default');
     const variant = fill($('variant' + sfx), [''].concat(te.variants), state['variant' + sfx] || '', (v) => v || 'default');
     Object.assign(state, {['arch' + sfx]: arch, ['type' + sfx]: type, ['out' + sfx]: out, ['variant' + sfx]: variant});
@@ -182,18 +197,19 @@
     last = res;
     $('error').textContent = res.ok ? '' : res.error;
     if (!res.ok) {
-      $('d-hex').textContent = '';
-      $('d-dec').textContent = '';
+      for (const id of ['d-hex', 'd-dec', 'd2-hex', 'd2-dec', 'picture', 'notes', 'warnings', 'pipeline']) $(id).textContent = '';
+      $('records').tBodies[0].innerHTML = '';
+      $('records-head').textContent = '';
       return;
     }
     const d0 = res.designs[0];
-    $('d-hex').textContent = d0.d_hex;
+    $('d-hex').textContent = '0x' + d0.d_hex;
     $('d-dec').textContent = d0.d_dec + '  (' + d0.out_fmt + ')';
     const label = (d, i) => d.name + (d.variant ? '+' + d.variant : '') + (state[i ? 'set2' : 'set'] ? ' with ' + state[i ? 'set2' : 'set'] : '');
     const two = res.designs.length === 2;
     $('d2-line').hidden = !two;
     if (two) {
-      $('d2-hex').textContent = res.designs[1].d_hex;
+      $('d2-hex').textContent = '0x' + res.designs[1].d_hex;
       $('d2-dec').textContent = res.designs[1].d_dec + '  (' + label(res.designs[1], 1) + ')';
     }
     $('notes').textContent = res.notes.map((n) => 'note: ' + n).join('\n');
@@ -213,7 +229,12 @@
   function drawRecords(res) {
     const head = $('records-head');
     const two = res.designs.length === 2;
-    head.innerHTML = '<th>stage record</th><th>' + res.designs[0].name + '</th>' + (two ? '<th>' + res.designs[1].name + '</th>' : '') + '<th>bits</th>';
+    head.textContent = '';
+    for (const t of ['stage record', res.designs[0].name].concat(two ? [res.designs[1].name] : [], ['bits'])) {
+      const th = document.createElement('th');
+      th.textContent = t;
+      head.appendChild(th);
+    }
     const body = $('records').tBodies[0];
     body.innerHTML = '';
     const other = two ? res.designs[1].rows.slice() : [];
@@ -303,12 +324,13 @@
   }
   function takeLesson(i) {
     const l = lessons[i];
-    Object.assign(state, {arch: l.arch, type: l.type, out: '', variant: '', set: '', toml: '', a: l.a, b: l.b, c: l.c, sa: '', sb: '', step: '', lesson: String(i)});
+    Object.assign(state, {arch: l.arch, type: l.type, out: '', variant: '', set: '', toml: '', a: l.a, b: l.b, c: l.c, sa: '', sb: '', step: '', lesson: l.source});
     syncInputs();
     render();
   }
   function showLesson() {
-    const l = state.lesson !== undefined && state.lesson !== '' ? lessons[+state.lesson] : null;
+    // the lesson by its source (a table's file:line, a probe's name): links survive new lessons
+    const l = state.lesson ? lessons.find((x) => x.source === state.lesson) : null;
     $('lesson-text').textContent = l ? l.group + ': ' + l.title + '. ' + l.text + '\n' + l.expect + '  [' + l.source + ']' : '';
   }
 

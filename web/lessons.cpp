@@ -50,11 +50,14 @@ void paper_lessons(const std::string& file, const std::string& group, std::vecto
       uint64_t c = 0;
       mc::build_operands(tc, dp, a, b, c);
       const std::string& t = secs[s].second;
-      const size_t colon = t.find(':');
+      // "§4.3.1 extra alignment bit: what the vectors show": the title, then the sentence; a
+      // section line without ':' is its own sentence, titled by its first words
+      size_t colon = t.find(':');
+      if (colon == std::string::npos) colon = t.find('.', 4);
       out.push_back(Obj()
                         .s("group", group)
                         .s("title", colon == std::string::npos ? t : t.substr(0, colon))
-                        .s("text", colon == std::string::npos ? "" : trim(t.substr(colon + 1)))
+                        .s("text", colon == std::string::npos || trim(t.substr(colon + 1)).empty() ? t : trim(t.substr(colon + 1)))
                         .s("arch", dp.arch)
                         .s("type", dp.type)
                         .s("a", hex_list(dp.a_fmt, a, 0, a.size()))

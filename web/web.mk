@@ -24,7 +24,8 @@ WEB_LDFLAGS := -O2 --bind -fexceptions -sALLOW_MEMORY_GROWTH=1 -sENVIRONMENT=web
   --embed-file tb/vectors/paper_cdna3.pvt@/vectors/paper_cdna3.pvt
 
 .PHONY: web web-serve
-web: $(WEB_BUILD)/index.html $(WEB_BUILD)/matcore.js
+# deps: a fresh machine gets emscripten from scripts/install-deps.sh first
+web: deps $(WEB_BUILD)/index.html $(WEB_BUILD)/matcore.js
 
 $(WEB_BUILD)/inc/toml++:
 	@mkdir -p $(WEB_BUILD)/inc

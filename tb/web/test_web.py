@@ -74,7 +74,7 @@ def cli(*args):
 def cli_d(*args):
     """The d pattern `matcore dot` prints ("d = 0x3f800001  1.0000001...")."""
     line = [x for x in cli("dot", *args).splitlines() if x.startswith("d = 0x")][0]
-    return line.split()[2][2:]
+    return line.split()[2]
 
 
 def test_loads_without_console_errors(browser, site):
@@ -82,7 +82,7 @@ def test_loads_without_console_errors(browser, site):
     errors = [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
     assert errors == []
     # the default design: mi300x fp16, 1 + 2^-24 + 2^-24 (the extra alignment bit of section 4.3.1)
-    assert text(browser, "d-hex") == "3f800001"
+    assert text(browser, "d-hex") == "0x3f800001"
     assert text(browser, "d-hex") == cli_d("--arch", "mi300x", "--type", "fp16", "--a", "1,2^-24,2^-24", "--b", "1,1,1")
     assert len(browser.execute_script("return JSON.parse(matcore.lessons())")) >= 100
 
@@ -166,7 +166,7 @@ def test_traces_equal_the_cli(browser, site):
                 if ops.get("sa"):
                     args += ["--sa", ops["sa"], "--sb", ops["sb"]]
                 assert res["trace"].splitlines() == cli_trace_rows(args), (a["arch"], t["type"], seed)
-                assert res["designs"][0]["d_hex"] == cli_d(*args)
+                assert "0x" + res["designs"][0]["d_hex"] == cli_d(*args)
                 checked += 1
     assert checked >= 100
 
@@ -179,7 +179,16 @@ def test_specials_and_errors(browser, site):
     assert text(browser, "d-hex") == cli_d("--arch", "mi300x", "--type", "fp16", "--a", "nan,1", "--b", "1,1", "--c", "1")
     load(browser, site + "?arch=mi300x&type=fp16&a=1,2&b=1&c=0")
     assert text(browser, "d-hex") == ""
-    assert "b" in text(browser, "error")
+    assert text(browser, "error") == "--a has 2 values but --b has 1"
+    assert browser.find_element("id", "picture").text == ""  # no stale picture beside an error
+    load(browser, site + "?arch=nosuch&type=fp16&a=1&b=1")
+    assert "nosuch" in text(browser, "error") and text(browser, "d-hex") == ""
+    # '+' typed into a link is the value syntax's plus, not a space
+    load(browser, site + "?arch=mi300x&type=fp16&a=1+2^-10,1&b=1,1")
+    assert text(browser, "d-hex") == cli_d("--arch", "mi300x", "--type", "fp16", "--a", "1+2^-10,1", "--b", "1,1")
+    # a name that holds markup is text, never markup
+    load(browser, site + "?arch=mi300x&type=fp16&a=1&b=1&arch2=mi300x&type2=fp16&set2=arch=<b id=injected>x</b>")
+    assert browser.find_elements("id", "injected") == []
     many = ",".join(["1"] * 1025)
     load(browser, site + "?arch=mi300x&type=fp16&a=%s&b=%s" % (many, many))
     assert "at most 1024 products" in text(browser, "error") and text(browser, "d-hex") == ""
@@ -277,18 +286,23 @@ def test_lessons_run_the_paper_vectors(browser, site):
     assert text(browser, "d-hex") == cli_d("--arch", l["arch"], "--type", l["type"], "--a", l["a"], "--b", l["b"],
                                            "--c", l["c"])
     assert l["title"] in text(browser, "lesson-text")
-    assert "lesson=%d" % first in browser.current_url
+    assert "lesson=" in browser.current_url
+    load(browser, browser.current_url)  # the lesson by its source survives a reload
+    assert l["title"] in text(browser, "lesson-text") and l["source"] in text(browser, "lesson-text")
     # every lesson's outcome is the CLI's (the paper's own d: tb/test_paper_vectors)
     for l in lessons[::7]:
         res = evaluate(browser, {"arch": l["arch"], "type": l["type"], "a": l["a"], "b": l["b"], "c": l["c"]})
-        assert res["designs"][0]["d_hex"] == cli_d("--arch", l["arch"], "--type", l["type"], "--a", l["a"],
+        assert "0x" + res["designs"][0]["d_hex"] == cli_d("--arch", l["arch"], "--type", l["type"], "--a", l["a"],
                                                   "--b", l["b"], "--c", l["c"])
 
 
 def test_datapath_file_in_the_page(browser, site):
-    """A datapath file pasted into the page is the design (as `matcore dot --datapath F`)."""
-    toml = cli("show", "--arch", "b200", "--type", "nvfp4", "--set", "frac_bits=30")
-    load(browser, site + "?arch=b200&type=nvfp4&a=6,1.5&b=0.5,-4&sa=0x38&sb=0x40")
+    """A datapath file pasted into the page is the design (as `matcore dot --datapath F`), and its
+    link reproduces it."""
+    toml = cli("show", "--arch", "mi300x", "--type", "fp16", "--set", "frac_bits=23")
+    ops = ["--a", "1,2^-24,2^-24", "--b", "1,1,1"]
+    load(browser, site + "?arch=mi300x&type=fp16&a=1,2^-24,2^-24&b=1,1,1")
+    preset_d = text(browser, "d-hex")
     browser.execute_script("document.getElementById('toml-box').open = true;"
                            "document.getElementById('toml').value = arguments[0];"
                            "document.getElementById('toml-apply').click();", toml)
@@ -296,10 +310,11 @@ def test_datapath_file_in_the_page(browser, site):
         f = os.path.join(tmp, "dp.toml")
         with open(f, "w") as fh:
             fh.write(toml)
-        want = cli_d("--datapath", f, "--a", "6,1.5", "--b", "0.5,-4", "--sa", "0x38", "--sb", "0x40")
-    assert text(browser, "d-hex") == want
+        want = cli_d("--datapath", f, *ops)
+    assert text(browser, "d-hex") == want and want != preset_d
     assert "toml=" in browser.current_url
-
+    load(browser, browser.current_url)
+    assert text(browser, "d-hex") == want
 
 def test_pasted_vector_file_lines(browser, site):
     """A line of an a/b file (native or widened to binary32, as hwdata holds them) and of a scale
@@ -362,3 +377,32 @@ def test_firefox_gives_the_cli_d_and_trace():
     assert r["errors"] == [] and r["error"] == ""
     assert r["d"] == cli_d("--arch", "mi300x", "--type", "fp16", *ops)
     assert r["trace"].splitlines() == cli_trace_rows(["--arch", "mi300x", "--type", "fp16"] + ops)
+
+
+def test_traces_of_every_family_equal_the_native_core(browser, site):
+    """1000 samples (matcore sample: 500 exponent-mantissa, 500 random bits) of the first preset of
+    every family: each sample's trace rows in the page's core equal the native core's (the
+    Python module, the CLI's core: python/matcore_module.cpp trace), row for row, and so does d."""
+    mc = pytest.importorskip("matcore")
+    np = pytest.importorskip("numpy")
+    cat = catalog(browser, site)
+    firsts = {}
+    for a in cat["archs"]:
+        for t in a["types"]:
+            firsts.setdefault(t["family"], (a["arch"], t["type"]))
+    assert len(firsts) >= 10
+    checked = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for family, (arch, typ) in sorted(firsts.items()):
+            dp = mc.preset(arch, typ)
+            for files, want_d in sample_sets(arch, typ, "", tmp):
+                req = dict(files, arch=arch, type=typ)
+                res = json.loads(browser.execute_script("return matcore.trace_vectors(arguments[0])", req))
+                assert res["ok"], res.get("error")
+                assert len(res["samples"]) == len(want_d) == SAMPLES // 2
+                for s in res["samples"]:
+                    arr = lambda v: None if v is None else np.array(v, dtype=np.uint64)
+                    rows, d = mc.trace(dp, arr(s["a"]), arr(s["b"]), s["c"], sa=arr(s["sa"]), sb=arr(s["sb"]))
+                    assert s["rows"] == "".join("%s=%s\n" % r for r in rows), (family, arch, typ, s)
+                    checked += 1
+    assert checked >= len(firsts) * SAMPLES
