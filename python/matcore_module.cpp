@@ -760,4 +760,6 @@ PYBIND11_MODULE(matcore, m) {
   bind_studies(m);
   bind_matrices(m);
   bind_checks(m);
+  // the name the issues and the docs of other tools use for the exact reference
+  m.attr("exact_dot") = m.attr("exact");
 }

@@ -342,6 +342,7 @@ def test_exact_is_the_correctly_rounded_sum():
     b = matcore.encode(rng.standard_normal((200, 16)), "binary16")
     c = matcore.encode(rng.standard_normal(200), "binary32")
     got = matcore.exact(dp, a, b, c)
+    assert np.array_equal(matcore.exact_dot(dp, a, b, c), got)  # the same function under its other name
     A, B, C = matcore.decode(a, "binary16"), matcore.decode(b, "binary16"), matcore.decode(c, "binary32")
 
     def nearest32(x):
