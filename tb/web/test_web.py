@@ -215,9 +215,16 @@ def test_editing_a_field(browser, site):
     assert browser.find_element("id", "set").get_attribute("value") == "frac_bits=23"
     assert "set=frac_bits=23" in browser.current_url
     assert "changed" in browser.find_element("id", "fieldrow-frac_bits").get_attribute("class")
-    # a Choice field as a select
+    # a Choice field as a select; every field of the core's field table has its control and doc
     sel = browser.find_element("id", "field-prod_align")
     assert sel.tag_name == "select"
+    fields = json.loads(browser.execute_script("return matcore.catalog()"))["fields"]
+    assert len(fields) > 40
+    missing = browser.execute_script(
+        "return arguments[0].filter(n => !document.getElementById('field-' + n))", [f["name"] for f in fields])
+    assert missing == []
+    docs = browser.execute_script("return [...document.querySelectorAll('#fields .doc')].map(e => e.textContent)")
+    assert len(docs) == len(fields) and all(f["doc"] in d for f, d in zip(fields, docs))
 
 
 def test_permalink_round_trip(browser, site):
