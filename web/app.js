@@ -221,6 +221,7 @@
     $('picture').innerHTML = res.svg.replace(/^<\?xml[^>]*>\s*/, '');
     $('svg-link').href = 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(res.svg);
     drawRecords(res);
+    markDifference(res);
     setupStep(d0.stages);
     document.body.dataset.renderMs = (performance.now() - t0).toFixed(1);
     // the edit's picture on the screen: two animation frames later the browser has laid it out and painted it
@@ -244,6 +245,7 @@
     const body = $('records').tBodies[0];
     body.innerHTML = '';
     const other = two ? res.designs[1].rows.slice() : [];
+    differing = [];
     res.designs[0].rows.forEach((row, i) => {
       const tr = document.createElement('tr');
       tr.dataset.stage = row.stage;
@@ -252,6 +254,7 @@
         const j = other.findIndex((x) => x && x.group === row.group && x.name === row.name);
         cells.push(j >= 0 ? other[j].value : '-');
         if (j >= 0) other[j] = null;
+        if (cells[2] !== row.value && row.name !== 'group') differing.push(row.name);
       }
       cells.push(row.bits);
       for (const c of cells) {
@@ -262,6 +265,24 @@
       if (i === res.first_diff) { tr.className = 'diff'; tr.title = 'the first record whose bits differ'; tr.id = 'first-diff'; }
       body.appendChild(tr);
     });
+  }
+
+  // The first record whose bits differ, in the picture too: its rows in both panels.
+  // (The picture draws numbers, not every record: the first differing record it draws.)
+  let differing = [];
+  function markDifference(res) {
+    if (res.first_diff < 0) return;
+    const drawn = new Set([...$('picture').querySelectorAll('g.row')].map((g) => g.dataset.row));
+    const name = differing.find((n) => drawn.has(n));
+    for (const g of $('picture').querySelectorAll('g.row')) {
+      if (name === undefined || g.dataset.row !== name) continue;
+      g.classList.add('diff');
+      const box = g.getBBox();
+      const r = document.createElementNS('http://www.w3.org/2000/svg', 'rect');
+      for (const [k, v] of [['x', box.x - 2], ['y', box.y - 1], ['width', box.width + 4], ['height', box.height + 2]]) r.setAttribute(k, v);
+      r.setAttribute('class', 'diffbox');
+      g.insertBefore(r, g.firstChild);
+    }
   }
 
   // ------------------------------------------------------------------ the step control

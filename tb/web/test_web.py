@@ -259,6 +259,13 @@ def test_second_design_marks_the_first_difference(browser, site):
         side = cli("dot", "--arch", "mi300x", "--type", "fp16", "--dp", f, "--a", "1,2^-24,2^-25", "--b", "1,1,1")
     marked = [x for x in side.splitlines() if "first difference" in x][0]
     assert marked.split()[0] == name
+    # the picture boxes, in both panels, the first record it draws whose value differs
+    boxed = browser.execute_script("return [...document.querySelectorAll('#picture g.row.diff')].map(g => g.dataset.row)")
+    assert len(boxed) == 2 and boxed[0] == boxed[1], boxed
+    r0, r1 = (json.loads(browser.execute_script("return JSON.stringify(matcorePage.last().designs[%d].rows)" % i))
+              for i in (0, 1))
+    v = lambda rows: [r["value"] for r in rows if r["name"] == boxed[0]]
+    assert v(r0) and v(r0) != v(r1)
 
 
 def test_step_control_reveals_stages(browser, site):
