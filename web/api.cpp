@@ -149,10 +149,9 @@ std::string ab_text(const mc::Datapath& dp, const std::string& t, const mc::Form
   const std::string path = role + " (a vector-file line)";
   write_text(path, line + "\n");
   const mc::AbFile af = mc::read_ab_file(path, 0, f);
-  std::string s;
-  for (size_t i = 0; i < af.v.size(); ++i)
-    s += (i ? "," : "") + std::string("0x") + mc::to_hex_bits(f, mc::ab_operand(f, dp.ingest, af, i, role));
-  return s;
+  std::vector<uint64_t> v(af.v.size());
+  for (size_t i = 0; i < v.size(); ++i) v[i] = mc::ab_operand(f, dp.ingest, af, i, role);
+  return hex_list(f, v.data(), v.size());
 }
 
 /// Scales as the page took them: a line of a scale file pasted in ("7f 80": 2 hex digits each,
@@ -285,12 +284,6 @@ std::string evaluate(val r) {
   } catch (const std::exception& e) {
     return Obj().b("ok", false).s("error", e.what()).str();
   }
-}
-
-std::string hex_list(const mc::Format& f, const uint64_t* v, size_t n) {
-  std::string s;
-  for (size_t i = 0; i < n; ++i) s += (i ? "," : "") + std::string("0x") + mc::to_hex_bits(f, v[i]);
-  return s;
 }
 
 std::string random_operands(val r) {

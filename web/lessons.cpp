@@ -15,11 +15,6 @@
 namespace mcweb {
 namespace {
 
-std::string hex_list(const mc::Format& f, const std::vector<uint64_t>& v, size_t from, size_t n) {
-  std::string s;
-  for (size_t i = 0; i < n; ++i) s += (i ? "," : "") + std::string("0x") + mc::to_hex_bits(f, v[from + i]);
-  return s;
-}
 
 std::string trim(const std::string& s) {
   const size_t b = s.find_first_not_of(' '), e = s.find_last_not_of(' ');
@@ -60,8 +55,8 @@ void paper_lessons(const std::string& file, const std::string& group, std::vecto
                         .s("text", colon == std::string::npos || trim(t.substr(colon + 1)).empty() ? t : trim(t.substr(colon + 1)))
                         .s("arch", dp.arch)
                         .s("type", dp.type)
-                        .s("a", hex_list(dp.a_fmt, a, 0, a.size()))
-                        .s("b", hex_list(dp.b_fmt, b, 0, b.size()))
+                        .s("a", hex_list(dp.a_fmt, a.data(), a.size()))
+                        .s("b", hex_list(dp.b_fmt, b.data(), b.size()))
                         .s("c", "0x" + mc::to_hex_bits(dp.out_fmt, c))
                         .s("expect", "the paper: d = " + tc.d)
                         .s("source", "tb/vectors/" + file + ":" + std::to_string(tc.line))
@@ -106,8 +101,8 @@ void probe_lessons(const std::string& arch, const std::string& type, std::vector
                         .s("text", p.text)
                         .s("arch", arch)
                         .s("type", type)
-                        .s("a", hex_list(v.a_fmt, v.a, i * K, K))
-                        .s("b", hex_list(v.b_fmt, v.b, i * K, K))
+                        .s("a", hex_list(v.a_fmt, &v.a[i * K], K))
+                        .s("b", hex_list(v.b_fmt, &v.b[i * K], K))
                         .s("c", "0x" + mc::to_hex_bits(v.out_fmt, v.c[i]))
                         .s("expect", "the model: d = 0x" + mc::to_hex_bits(dp.out_fmt, d) + " (" + mc::to_decimal(dp.out_fmt, d) + ")")
                         .s("source", "matcore features probe " + v.probe[i])
@@ -118,6 +113,12 @@ void probe_lessons(const std::string& arch, const std::string& type, std::vector
 }
 
 }  // namespace
+
+std::string hex_list(const mc::Format& f, const uint64_t* v, size_t n) {
+  std::string s;
+  for (size_t i = 0; i < n; ++i) s += (i ? "," : "") + std::string("0x") + mc::to_hex_bits(f, v[i]);
+  return s;
+}
 
 std::string lessons_json() {
   static std::string cached;
