@@ -21,6 +21,25 @@ std::string trim(const std::string& s) {
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
 }
 
+/// One lesson: a preset, operands (K patterns of a and b, c in out_fmt), what they reveal, the
+/// outcome expected and where the vector comes from.
+std::string lesson(const std::string& group, const std::string& title, const std::string& text, const mc::Datapath& dp,
+                   const uint64_t* a, const uint64_t* b, int K, uint64_t c, const std::string& expect,
+                   const std::string& source) {
+  return Obj()
+      .s("group", group)
+      .s("title", title)
+      .s("text", text)
+      .s("arch", dp.arch)
+      .s("type", dp.type)
+      .s("a", hex_list(dp.a_fmt, a, K))
+      .s("b", hex_list(dp.b_fmt, b, K))
+      .s("c", "0x" + mc::to_hex_bits(dp.out_fmt, c))
+      .s("expect", expect)
+      .s("source", source)
+      .str();
+}
+
 /// The '# §' section lines of a table file: (line number, text after "# ").
 std::vector<std::pair<int, std::string>> sections(const std::string& path) {
   std::vector<std::pair<int, std::string>> out;
@@ -49,18 +68,10 @@ void paper_lessons(const std::string& file, const std::string& group, std::vecto
       // section line without ':' is its own sentence, titled by its first words
       size_t colon = t.find(':');
       if (colon == std::string::npos) colon = t.find('.', 4);
-      out.push_back(Obj()
-                        .s("group", group)
-                        .s("title", colon == std::string::npos ? t : t.substr(0, colon))
-                        .s("text", colon == std::string::npos || trim(t.substr(colon + 1)).empty() ? t : trim(t.substr(colon + 1)))
-                        .s("arch", dp.arch)
-                        .s("type", dp.type)
-                        .s("a", hex_list(dp.a_fmt, a.data(), a.size()))
-                        .s("b", hex_list(dp.b_fmt, b.data(), b.size()))
-                        .s("c", "0x" + mc::to_hex_bits(dp.out_fmt, c))
-                        .s("expect", "the paper: d = " + tc.d)
-                        .s("source", "tb/vectors/" + file + ":" + std::to_string(tc.line))
-                        .str());
+      out.push_back(lesson(group, colon == std::string::npos ? t : t.substr(0, colon),
+                           colon == std::string::npos || trim(t.substr(colon + 1)).empty() ? t : trim(t.substr(colon + 1)),
+                           dp, a.data(), b.data(), static_cast<int>(a.size()), c, "the paper: d = " + tc.d,
+                           "tb/vectors/" + file + ":" + std::to_string(tc.line)));
       break;
     }
   }
@@ -95,18 +106,9 @@ void probe_lessons(const std::string& arch, const std::string& type, std::vector
     for (size_t i = 0; i < v.size(); ++i) {
       if (v.probe[i].rfind(p.prefix, 0) != 0) continue;
       const uint64_t d = mc::dot(dp, &v.a[i * K], &v.b[i * K], K, v.c[i]);
-      out.push_back(Obj()
-                        .s("group", "NVIDIA probes: " + arch + " " + type)
-                        .s("title", p.title)
-                        .s("text", p.text)
-                        .s("arch", arch)
-                        .s("type", type)
-                        .s("a", hex_list(v.a_fmt, &v.a[i * K], K))
-                        .s("b", hex_list(v.b_fmt, &v.b[i * K], K))
-                        .s("c", "0x" + mc::to_hex_bits(v.out_fmt, v.c[i]))
-                        .s("expect", "the model: d = 0x" + mc::to_hex_bits(dp.out_fmt, d) + " (" + mc::to_decimal(dp.out_fmt, d) + ")")
-                        .s("source", "matcore features probe " + v.probe[i])
-                        .str());
+      out.push_back(lesson("NVIDIA probes: " + arch + " " + type, p.title, p.text, dp, &v.a[i * K], &v.b[i * K], K,
+                           v.c[i], "the model: d = 0x" + mc::to_hex_bits(dp.out_fmt, d) + " (" + mc::to_decimal(dp.out_fmt, d) + ")",
+                           "matcore features probe " + v.probe[i]));
       break;
     }
   }
