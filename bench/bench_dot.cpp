@@ -69,9 +69,17 @@ double model_rate(const Datapath& dp, double secs, bool fast) {
   for (auto& x : a) x = draw(s.a_fmt, s.ea_lo, s.ea_hi);
   for (auto& x : b) x = draw(s.b_fmt, s.eb_lo, s.eb_hi);
   for (auto& x : c) x = draw(dp.out_fmt, dp.out_fmt.emin(), dp.out_fmt == kBinary16 ? 15 : 127);
+  // block-scaled: every sample's scales, normal patterns of the scale format with exponents
+  // within 2^-4 .. 2^4 (E8M0: powers of two, the lane kernels; UE4M3: the reference stages)
+  const int per = dp.scaled() ? (K + dp.scale_block - 1) / dp.scale_block : 0;
+  std::vector<uint64_t> sa(static_cast<size_t>(N) * per), sb(sa.size());
+  for (std::vector<uint64_t>* v : {&sa, &sb})
+    for (auto& x : *v)
+      x = (static_cast<uint64_t>(dp.scale_fmt.bias + static_cast<int>(rng() % 9) - 4) << dp.scale_fmt.mbits) |
+          (rng() & ((uint64_t{1} << dp.scale_fmt.mbits) - 1));
   // formats of at most 32 bits: the operands as 32-bit words (batch's 32-bit form), as the
   // native loop's are binary32
-  const bool w32 = fast && dp.a_fmt.width() <= 32 && dp.b_fmt.width() <= 32 && dp.out_fmt.width() <= 32;
+  const bool w32 = fast && !per && dp.a_fmt.width() <= 32 && dp.b_fmt.width() <= 32 && dp.out_fmt.width() <= 32;
   std::vector<uint32_t> a32, b32, c32, d32;
   if (w32) {
     a32.assign(a.begin(), a.end());
@@ -86,11 +94,18 @@ double model_rate(const Datapath& dp, double secs, bool fast) {
     if (w32) {
       fd.batch(a32.data(), b32.data(), c32.data(), d32.data(), N, K);
       for (int i = 0; i < N; ++i) acc ^= d32[i];
+    } else if (fast && per) {
+      fd.batch(a.data(), b.data(), c.data(), d.data(), N, K, sa.data(), sb.data());
+      for (int i = 0; i < N; ++i) acc ^= d[i];
     } else if (fast) {
       fd.batch(a.data(), b.data(), c.data(), d.data(), N, K);
       for (int i = 0; i < N; ++i) acc ^= d[i];
     } else {
-      for (int i = 0; i < N; ++i) acc ^= dot(dp, &a[static_cast<size_t>(i) * K], &b[static_cast<size_t>(i) * K], K, c[i]);
+      for (int i = 0; i < N; ++i) {
+        const size_t o = static_cast<size_t>(i) * K;
+        const ScaleRefs r = per ? ScaleRefs{&sa[static_cast<size_t>(i) * per], &sb[static_cast<size_t>(i) * per]} : ScaleRefs{};
+        acc ^= dot(dp, &a[o], &b[o], K, c[i], r);
+      }
     }
     done += N;
     el = cpu_now() - t0;

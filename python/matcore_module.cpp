@@ -277,20 +277,19 @@ U64 py_dot(const Datapath& dp, const py::handle& ah, const py::handle& bh, const
     return d;
   }
   const FastDot fd(dp);
-  if (dp.scaled()) {  // sample by sample (ST-FDPA with E8M0 scales: the fused kernel)
-    const int per = scales_per_sample(dp, K);
-    const uint64_t *sap = sa.size() ? sa.data() : nullptr, *sbp = sb.size() ? sb.data() : nullptr;
-    parallel_for(N, threads, [&](size_t i) {
-      const ScaleRefs r{sap ? sap + i * per : nullptr, sbp ? sbp + i * per : nullptr};
-      dp_out[i] = fd(ap + i * K, bp + i * K, K, cp ? cp[i] : 0, r);
-    });
-    return d;
-  }
+  // the fast kernels' batch, 1024 samples a task (block-scaled: with each sample's scales;
+  // ST-FDPA with E8M0 scales in the fused lanes)
+  const int per = scales_per_sample(dp, K);
+  const uint64_t *sap = sa.size() ? sa.data() : nullptr, *sbp = sb.size() ? sb.data() : nullptr;
   std::vector<uint64_t> zeros(cp ? 0 : std::min<size_t>(N, 1024), 0);
   const size_t chunks = (N + 1023) / 1024;
-  parallel_for(chunks, threads, [&](size_t ch) {  // the fast kernels' batch: 1024 samples a task
+  parallel_for(chunks, threads, [&](size_t ch) {
     const size_t i = ch * 1024, m = std::min<size_t>(1024, N - i);
-    fd.batch(ap + i * K, bp + i * K, cp ? cp + i : zeros.data(), dp_out + i, m, K);
+    const uint64_t* ci = cp ? cp + i : zeros.data();
+    if (dp.scaled())
+      fd.batch(ap + i * K, bp + i * K, ci, dp_out + i, m, K, sap ? sap + i * per : nullptr, sbp ? sbp + i * per : nullptr);
+    else
+      fd.batch(ap + i * K, bp + i * K, ci, dp_out + i, m, K);
   });
   return d;
 }

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -424,6 +425,53 @@ TEST(BlockScaled, FastKernelWithScalesEqualsTheStages) {
     EXPECT_EQ(mismatches, 0) << dp.name();
   }
   EXPECT_GT(presets, 100);
+}
+
+// FastDot::batch with the scales (ST-FDPA with E8M0 scales: the fused lane kernels, 16 samples
+// at once, the scale exponents added to the products'; GST-FDPA: the stages) against the
+// reference stages sample by sample, on every block-scaled preset and every lane instruction
+// set this CPU has: 16 x 12 + 5 samples a K (a partial last block of lanes), the edge cases of
+// random_sample (NaN, zero and extreme scales, specials, subnormal elements) among them, K of one
+// instruction, of two (chained through c) and of one product.
+TEST(BlockScaled, LaneBatchWithScalesEqualsTheStages) {
+  int lane_presets = 0, st_presets = 0;
+  for (const char* isa : {"", "generic", "avx2", "avx512"}) {
+    if (*isa) ::setenv("MATCORE_LANES", isa, 1);
+    std::mt19937_64 g(4242);
+    for (const Datapath& dp : all_presets()) {
+      if (!dp.scaled()) continue;
+      const FastDot fd(dp);
+      if (*isa && (std::string(fd.lanes()) != isa || dp.group_size > 0)) continue;  // not on this CPU; GST: once
+      if (!*isa && dp.group_size == 0) ++st_presets, lane_presets += std::string(fd.lane_kernel()) != "none";
+      for (const int K : {dp.k_default, 2 * dp.k_default, 1}) {
+        const int n = 16 * 12 + 5, per = (K + dp.scale_block - 1) / dp.scale_block;
+        std::vector<uint64_t> a, b, sa, sb, c, d(n);
+        for (int i = 0; i < n; ++i) {
+          const Sample s = random_sample(dp, K, g, i);
+          a.insert(a.end(), s.a.begin(), s.a.end());
+          b.insert(b.end(), s.b.begin(), s.b.end());
+          sa.insert(sa.end(), s.sa.begin(), s.sa.end());
+          sb.insert(sb.end(), s.sb.begin(), s.sb.end());
+          c.push_back(s.c);
+        }
+        fd.batch(a.data(), b.data(), c.data(), d.data(), n, K, sa.data(), sb.data());
+        int mismatches = 0;
+        for (int i = 0; i < n; ++i) {
+          const size_t o = static_cast<size_t>(i) * K, q = static_cast<size_t>(i) * per;
+          const uint64_t want = dot(dp, &a[o], &b[o], K, c[i], ScaleRefs{&sa[q], &sb[q]});
+          if (d[i] != want && ++mismatches <= 2)
+            ADD_FAILURE() << dp.name() << " lanes " << fd.lanes() << " K=" << K << " sample " << i << ": batch 0x"
+                          << to_hex(d[i]) << " stages 0x" << to_hex(want);
+        }
+        ASSERT_EQ(mismatches, 0) << dp.name() << " lanes " << fd.lanes() << " K=" << K;
+      }
+    }
+  }
+  ::unsetenv("MATCORE_LANES");
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("avx2")) EXPECT_EQ(lane_presets, st_presets);  // every ST-FDPA preset runs in lanes
+  EXPECT_GT(st_presets, 90);
+#endif
 }
 
 // The CDNA4 hypotheses (v_mfma_scale_f32_*_f8f6f4: the CDNA3 odd/even datapath with a scaler,

@@ -207,3 +207,37 @@ TEST(Gemm, BlockScaledGemmAndMfma) {
   wide.v[0] = 0x1FF;
   EXPECT_THROW(gemm(mx, 32, A, B, C, 1, &wide, &SB), std::invalid_argument);
 }
+
+// gemm of block-scaled types through the lane kernels with each sample's scales (ST-FDPA:
+// mxf8f6f4 on B200, scale.* on MI355X) and the grouper's kernel (GST-FDPA: nvfp4), with a
+// different scale for every row, column and block (a NaN and a zero scale among them), N over
+// one block of 16 lanes and K not a multiple of the instruction's (the last step zero-padded
+// with unit scales): each element = the reference dot() chained through c, step by step.
+TEST(Gemm, BlockScaledGemmEqualsChainedReferenceDots) {
+  std::mt19937 rng(99);
+  for (const auto& [arch, type] : {std::pair{"b200", "mxf8f6f4.e2m3.e4m3"}, std::pair{"mi355x", "scale.e4m3.e2m1"},
+                                   std::pair{"b200", "nvfp4"}, std::pair{"rtxpro6000", "mxf4"}}) {
+    const Datapath dp = find_preset(arch, type);
+    const int ik = dp.k_default, M = 5, N = 21, K = 2 * ik + dp.scale_block + 3;
+    const int S = (K + dp.scale_block - 1) / dp.scale_block, Kp = (K + ik - 1) / ik * ik;
+    const Matrix A = random_matrix(M, K, dp.a_fmt, rng, -2, 2), B = random_matrix(K, N, dp.b_fmt, rng, -2, 2);
+    const Matrix C = random_matrix(M, N, kBinary32, rng, -3, 3);
+    Matrix SA{M, S, std::vector<uint64_t>(M * S)}, SB{N, S, std::vector<uint64_t>(N * S)};
+    const uint64_t one = unit_scale_bits(dp.scale_fmt);
+    for (Matrix* X : {&SA, &SB})
+      for (auto& x : X->v) x = one + ((rng() % 7) << dp.scale_fmt.mbits) - (3 << dp.scale_fmt.mbits);
+    SA.at(1, 0) = dp.scale_fmt.mbits ? 0x7F : 0xFF;  // NaN
+    SB.at(2, 1) = dp.scale_fmt.mbits ? 0x00 : 0x7F;  // ue4m3: zero; e8m0: 2^0
+    const Matrix D = gemm(dp, ik, A, B, C, 2, &SA, &SB);
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) {
+        std::vector<uint64_t> a(Kp, 0), b(Kp, 0), sa(Kp / dp.scale_block, one), sb(sa.size(), one);
+        for (int k = 0; k < K; ++k) a[k] = A.at(i, k), b[k] = B.at(k, j);
+        for (int q = 0; q < S; ++q) sa[q] = SA.at(i, q), sb[q] = SB.at(j, q);
+        uint64_t acc = C.at(i, j);
+        for (int k0 = 0; k0 < Kp; k0 += ik)
+          acc = dot(dp, &a[k0], &b[k0], ik, acc, ScaleRefs{&sa[k0 / dp.scale_block], &sb[k0 / dp.scale_block]});
+        ASSERT_EQ(D.at(i, j), acc) << dp.name() << " " << i << "," << j;
+      }
+  }
+}

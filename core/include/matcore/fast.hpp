@@ -49,8 +49,9 @@ class FastDot {
   uint64_t operator()(const uint64_t* a, const uint64_t* b, int K, uint64_t c) const;
   /// d for one block-scaled sample: the same bits as dot(dp, a, b, K, c, scales). ST-FDPA with
   /// power-of-two scales on the fused adder runs on the fused kernel (the scale exponents added
-  /// to the products'); the other datapaths and any sample with a NaN scale, the reference
-  /// stages. An unscaled datapath ignores the scales.
+  /// to the products'), GST-FDPA on the grouper's kernel (fast_grouped.cpp); the other
+  /// datapaths and any sample with a NaN scale or a NaN/Inf input, the reference stages. An
+  /// unscaled datapath ignores the scales.
   uint64_t operator()(const uint64_t* a, const uint64_t* b, int K, uint64_t c, const ScaleRefs& scales) const;
   /// d[i] = (*this)(a + i*K, b + i*K, K, c[i]) for i < n. The fused datapaths on 64-bit
   /// integers and the pairwise trees with products of at most 24 x 24 bits, and the exact
@@ -58,6 +59,13 @@ class FastDot {
   /// kernels (the instruction set chosen at run time: lanes()); the others sample by sample.
   void batch(const uint64_t* a, const uint64_t* b, const uint64_t* c, uint64_t* d, size_t n,
              int K) const;
+  /// batch() of block-scaled samples: d[i] = (*this)(a + i*K, b + i*K, K, c[i], {sa + i*S,
+  /// sb + i*S}) with S = scales_per_sample(datapath(), K) scale patterns a sample (row-major
+  /// n x S; a null pointer: unit scales). ST-FDPA on the fused kernel runs 16 samples at once in
+  /// the lanes (the scale exponents added to the products'); a sample with a NaN or zero scale,
+  /// and the other datapaths (GST-FDPA), sample by sample. An unscaled datapath ignores them.
+  void batch(const uint64_t* a, const uint64_t* b, const uint64_t* c, uint64_t* d, size_t n, int K,
+             const uint64_t* sa, const uint64_t* sb) const;
   /// batch() on 32-bit words, for datapaths whose a, b and out formats have at most 32 bits
   /// (else std::invalid_argument): the same bits, half the memory to read (the words widened
   /// as each block of 16 samples is turned into columns).
@@ -95,7 +103,10 @@ struct FastCheck {
 /// ranges), independent bits (every pattern, NaN and Inf included) and cancelling
 /// pairs (b_{j+1} = -b_j, a_{j+1} = a_j or one ulp apart); in one sample in 8, one operand in
 /// 16 is then replaced by a special value (zeros, max finite, NaN, Inf, smallest subnormal).
-/// Deterministic in `seed`. `specials` counts the samples with a NaN or Inf operand.
+/// A block-scaled datapath gets each sample's scales too: normal patterns within 2^-20 .. 2^20,
+/// one in 16 any pattern (NaN, zero, the extreme exponents); the batch and the single-sample
+/// kernel take them (FastDot::batch with scales). Deterministic in `seed`. `specials` counts
+/// the samples with a NaN or Inf operand.
 FastCheck check_fast(const Datapath& dp, uint64_t n, uint32_t seed, int K = 0);
 
 }  // namespace mc

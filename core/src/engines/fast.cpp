@@ -439,11 +439,12 @@ const ScalarStrategy kScalarStrategies[] = {
 const ScalarStrategy kReferenceOnly{Kernel::Reference, nullptr, nullptr, nullptr};
 
 /// The block-scaled samples' kernel (FastDot::operator() with scales): ST-FDPA on the fused
-/// adder in k order, without the final c addition; nullptr: the reference stages (GST-FDPA,
-/// the other adders).
-fastk::ScaledFn choose_scaled(const Impl& I) {
+/// adder in k order, without the final c addition; GST-FDPA's grouper kernel
+/// (fast_grouped.cpp); nullptr: the reference stages (the other adders).
+fastk::ScaledFn choose_scaled(Impl& I) {
   const Datapath& dp = I.dp;
-  if (!dp.scaled() || dp.group_size > 0 || dp.adder != AdderKind::Fused || dp.pair_interleave || dp.c_final_add)
+  if (dp.scaled() && dp.group_size > 0) return fastk::choose_grouped(I);
+  if (!dp.scaled() || dp.adder != AdderKind::Fused || dp.pair_interleave || dp.c_final_add)
     return nullptr;
   const bool wide = I.raw_frac + 2 > 64, i64 = fused_fits_i64(I);
   if (i64) return wide ? &dot_scaled<u128, int64_t> : &dot_scaled<uint64_t, int64_t>;
@@ -475,13 +476,14 @@ FastDot::FastDot(const Datapath& dp) {
   if (!I->fn) I->fn = &reference_dot;
   I->name = fastk::kernel_name(I->kernel);
   I->scaled_fn = choose_scaled(*I);
+  I->scaled_lanes = I->scaled_fn && dp.group_size == 0 && fused_fits_i64(*I) && !dp.prod_round_out;
   if (dp.scaled() && I->scaled_fn && I->kernel == fastk::Kernel::Reference) {
     // a block-scaled sample without its scales (batch(), operator() without ScaleRefs) has unit
     // scales: the scaled kernel with them, not the reference stages
     I->fn = [](const Impl& J, const uint64_t* a, const uint64_t* b, int K, uint64_t c) {
       return J.scaled_fn(J, a, b, K, c, ScaleRefs{});
     };
-    I->name = "fused/scaled";
+    I->name = dp.group_size > 0 ? "grouped/scaled" : "fused/scaled";
   }
   fastk::lower_for_lanes(*I);
   impl_ = std::move(I);
@@ -512,20 +514,39 @@ uint64_t one_sample(const Impl& I, const T* a, const T* b, int K, uint64_t c, st
   }
 }
 
-/// FastDot::batch on rows of words T (uint64_t; uint32_t for formats of at most 32 bits).
-template <class T>
-void batch_rows(const Impl& I, const T* a, const T* b, const T* c, T* d, size_t n, int K) {
-  const size_t Ks = static_cast<size_t>(K);
-  std::vector<uint64_t> w;
-  if (!I.lane_block || K <= 0) {
-    for (size_t i = 0; i < n; ++i) d[i] = static_cast<T>(one_sample(I, a + i * Ks, b + i * Ks, K, c[i], w));
-    return;
-  }
-  const Datapath& dp = I.dp;
+/// Block-scaled samples' scales in batch(): sample i's scale patterns at a + i * per (b too);
+/// a null pointer: unit scales. None at all (per = 0): the unscaled batch.
+struct BatchScales {
+  const uint64_t* a = nullptr;
+  const uint64_t* b = nullptr;
+  int per = 0;
+  ScaleRefs of(size_t i) const { return {a ? a + i * per : nullptr, b ? b + i * per : nullptr}; }
+};
+
+/// The scale exponents of a block's lanes for block_scaled (Et[j * kLanes + l]: e_alpha +
+/// e_beta of sample l's scale block j); pre_bad: the samples whose scales the fused kernel does
+/// not take (a NaN or zero scale, a scale product with a significand: dot_scaled's rule).
+void lane_scale_exponents(const Impl& I, const BatchScales& s, size_t i0, int m, std::vector<int64_t>& Et,
+                          uint8_t* pre_bad) {
   constexpr int L = lanes::kLanes;
-  // the k order (pair_interleave: k mod 4 in {0,1} first, then {2,3}), as dot()
+  const uint64_t one = unit_scale_bits(I.dp.scale_fmt);
+  Et.assign(static_cast<size_t>(s.per) * L, 0);
+  for (int l = 0; l < L; ++l) {
+    pre_bad[l] = 0;
+    if (l >= m) continue;
+    const ScaleRefs r = s.of(i0 + l);
+    for (int j = 0; j < s.per; ++j) {
+      const ScaleProduct p = scale_product(I.dp.scale_fmt, r.a ? r.a[j] : one, r.b ? r.b[j] : one);
+      if (p.cls != Class::Normal || p.sig != (u128{1} << p.frac)) pre_bad[l] = 1;
+      Et[static_cast<size_t>(j) * L + l] = pre_bad[l] ? 0 : p.exp;
+    }
+  }
+}
+
+/// The k order of the lane kernels (pair_interleave: k mod 4 in {0,1} first, then {2,3}), as dot().
+std::vector<int> k_order(const Datapath& dp, int K) {
   std::vector<int> order;
-  order.reserve(Ks);
+  order.reserve(static_cast<size_t>(K));
   if (dp.pair_interleave && K > 2) {
     for (int pass = 0; pass < 2; ++pass)
       for (int k = 0; k < K; ++k)
@@ -533,10 +554,36 @@ void batch_rows(const Impl& I, const T* a, const T* b, const T* c, T* d, size_t 
   } else {
     for (int k = 0; k < K; ++k) order.push_back(k);
   }
+  return order;
+}
+
+/// FastDot::batch on rows of words T (uint64_t; uint32_t for formats of at most 32 bits), with
+/// the block scales of sc (uint64_t rows only; sc.per = 0: none).
+template <class T>
+void batch_rows(const Impl& I, const T* a, const T* b, const T* c, T* d, size_t n, int K, const BatchScales& sc = {}) {
+  const size_t Ks = static_cast<size_t>(K);
+  std::vector<uint64_t> w;
+  const bool scaled = sc.per > 0 || sc.a || sc.b;
+  // one sample by the scalar kernels (the scaled one with its scales)
+  auto scalar = [&](size_t i) -> T {
+    if constexpr (sizeof(T) == 8) {
+      const uint64_t *ai = a + i * Ks, *bi = b + i * Ks;
+      if (scaled) return I.scaled_fn ? I.scaled_fn(I, ai, bi, K, c[i], sc.of(i)) : dot(I.dp, ai, bi, K, c[i], sc.of(i));
+    }
+    return static_cast<T>(one_sample(I, a + i * Ks, b + i * Ks, K, c[i], w));
+  };
+  if (!I.lane_block || K <= 0 || (scaled && !I.scaled_lanes)) {
+    for (size_t i = 0; i < n; ++i) d[i] = scalar(i);
+    return;
+  }
+  const Datapath& dp = I.dp;
+  constexpr int L = lanes::kLanes;
+  const std::vector<int> order = k_order(dp, K);
   // the last, partial block of samples is copied into zero-padded rows; each block is turned
   // into columns (operand k of the block's samples side by side) once for all its groups
   std::vector<T> padA, padB;
   std::vector<uint64_t> At, Bt;  // allocated when a block goes through the lanes
+  std::vector<int64_t> Et;        // block_scaled's scale exponents
   alignas(64) uint64_t C[L], Cf[L];
   lanes::LaneOut o, o2;
   for (size_t i0 = 0; i0 < n; i0 += L) {
@@ -547,8 +594,7 @@ void batch_rows(const Impl& I, const T* a, const T* b, const T* c, T* d, size_t 
       // a partial block of very long samples (validate's blocks of K = 2^20 hold one): the
       // scalar kernel (the same bits) instead of L zero-padded rows and their columns, 4 L K
       // words (512 MiB at K = 2^20)
-      for (int i = 0; i < m; ++i)
-        d[i0 + i] = static_cast<T>(one_sample(I, pa + i * Ks, pb + i * Ks, K, c[i0 + i], w));
+      for (int i = 0; i < m; ++i) d[i0 + i] = scalar(i0 + i);
       continue;
     }
     if (At.empty()) {
@@ -575,7 +621,14 @@ void batch_rows(const Impl& I, const T* a, const T* b, const T* c, T* d, size_t 
     } else {
       for (int l = 0; l < L; ++l) C[l] = l < m && !dp.c_final_add ? c[i0 + l] : I.R.z_p;
     }
-    I.lane_block(I.LP, At.data(), Bt.data(), order.data(), K, C, o);
+    if (scaled) {
+      uint8_t pre_bad[L];
+      lane_scale_exponents(I, sc, i0, m, Et, pre_bad);
+      I.lane_block_scaled(I.LP, At.data(), Bt.data(), Et.data(), order.data(), K, C, o);
+      for (int l = 0; l < L; ++l) o.bad[l] |= pre_bad[l];
+    } else {
+      I.lane_block(I.LP, At.data(), Bt.data(), order.data(), K, C, o);
+    }
     const lanes::LaneOut* r = &o;
     if (dp.c_final_add) {
       // d = fl(acc + c); a NaN/Inf goes to the reference (through c_final)
@@ -600,7 +653,7 @@ void batch_rows(const Impl& I, const T* a, const T* b, const T* c, T* d, size_t 
       const size_t i = i0 + l;
       // a lane the kernel left (NaN/Inf, overflow, a range it does not hold): the scalar
       // kernel of the sample, which itself hands NaN/Inf and overflows to the reference
-      d[i] = static_cast<T>(r->bad[l] ? one_sample(I, a + i * Ks, b + i * Ks, K, c[i], w) : r->d[l]);
+      d[i] = r->bad[l] ? scalar(i) : static_cast<T>(r->d[l]);
     }
   }
 }
@@ -610,6 +663,14 @@ void batch_rows(const Impl& I, const T* a, const T* b, const T* c, T* d, size_t 
 void FastDot::batch(const uint64_t* a, const uint64_t* b, const uint64_t* c, uint64_t* d,
                     size_t n, int K) const {
   batch_rows(*impl_, a, b, c, d, n, K);
+}
+
+void FastDot::batch(const uint64_t* a, const uint64_t* b, const uint64_t* c, uint64_t* d, size_t n, int K,
+                    const uint64_t* sa, const uint64_t* sb) const {
+  const Impl& I = *impl_;
+  if (!I.dp.scaled()) return batch_rows(I, a, b, c, d, n, K);
+  const int per = (K + I.dp.scale_block - 1) / I.dp.scale_block;  // scales_per_sample (vectors.hpp)
+  batch_rows(I, a, b, c, d, n, K, BatchScales{sa, sb, per});
 }
 
 void FastDot::batch(const uint32_t* a, const uint32_t* b, const uint32_t* c, uint32_t* d,

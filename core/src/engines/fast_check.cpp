@@ -42,6 +42,16 @@ struct Drawer {
   }
 };
 
+/// A block scale: one in 16 any pattern of the scale format (NaN, zero, the extreme exponents
+/// among them), else a normal one within 2^-20 .. 2^20 (E8M0: 0x6b .. 0x93).
+uint64_t draw_scale(Drawer& D, const Format& f) {
+  if (D.g() % 16 == 0) return D.bits(f);
+  const int e = f.bias + static_cast<int>(D.g() % 41) - 20;
+  const int emax_field = (1 << f.ebits) - 2;  // the largest exponent field of a normal pattern
+  const uint64_t E = static_cast<uint64_t>(std::clamp(e, 1, emax_field));
+  return (E << f.mbits) | (D.g() & ((uint64_t{1} << f.mbits) - 1));
+}
+
 }  // namespace
 
 FastCheck check_fast(const Datapath& dp, uint64_t n, uint32_t seed, int K) {
@@ -55,15 +65,20 @@ FastCheck check_fast(const Datapath& dp, uint64_t n, uint32_t seed, int K) {
   // samples are checked in chunks: one by one (operator()) and as a batch (the lane kernels)
   constexpr size_t kChunk = 1024;
   std::vector<uint64_t> A, B, Cs, Dout(kChunk);
+  // block-scaled: each sample's scales (per a sample), drawn by draw_scale
+  const int per = dp.scaled() ? (K + dp.scale_block - 1) / dp.scale_block : 0;
+  std::vector<uint64_t> SA, SB;
   uint64_t first_index = 0;
   auto flush = [&] {
     const size_t m = Cs.size();
-    fd.batch(A.data(), B.data(), Cs.data(), Dout.data(), m, K);
+    if (per) fd.batch(A.data(), B.data(), Cs.data(), Dout.data(), m, K, SA.data(), SB.data());
+    else fd.batch(A.data(), B.data(), Cs.data(), Dout.data(), m, K);
     for (size_t j = 0; j < m; ++j) {
       const uint64_t* pa = &A[j * static_cast<size_t>(K)];
       const uint64_t* pb = &B[j * static_cast<size_t>(K)];
-      const uint64_t want = dot(dp, pa, pb, K, Cs[j]);
-      const uint64_t got = fd(pa, pb, K, Cs[j]);
+      const ScaleRefs sr = per ? ScaleRefs{&SA[j * per], &SB[j * per]} : ScaleRefs{};
+      const uint64_t want = dot(dp, pa, pb, K, Cs[j], sr);
+      const uint64_t got = fd(pa, pb, K, Cs[j], sr);
       ++r.samples;
       if (got == want && Dout[j] == want) continue;
       if (r.mismatches++ == 0) {
@@ -75,9 +90,12 @@ FastCheck check_fast(const Datapath& dp, uint64_t n, uint32_t seed, int K) {
         for (int k = 0; k < K; ++k) o << ' ' << to_hex_bits(dp.a_fmt, pa[k]);
         o << "\n  b =";
         for (int k = 0; k < K; ++k) o << ' ' << to_hex_bits(dp.b_fmt, pb[k]);
-        o << "\n  c = " << to_hex_bits(dp.out_fmt, Cs[j]) << "\n  reference stages:\n";
+        o << "\n  c = " << to_hex_bits(dp.out_fmt, Cs[j]);
+        for (int q = 0; q < per; ++q)
+          o << (q ? " " : "\n  sa/sb = ") << to_hex_bits(dp.scale_fmt, sr.a[q]) << "/" << to_hex_bits(dp.scale_fmt, sr.b[q]);
+        o << "\n  reference stages:\n";
         Trace t;
-        dot(dp, pa, pb, K, Cs[j], &t);
+        dot(dp, pa, pb, K, Cs[j], sr, &t);
         o << t.text("    ");
         r.first = o.str();
       }
@@ -86,6 +104,8 @@ FastCheck check_fast(const Datapath& dp, uint64_t n, uint32_t seed, int K) {
     A.clear();
     B.clear();
     Cs.clear();
+    SA.clear();
+    SB.clear();
   };
   for (uint64_t i = 0; i < n; ++i) {
     const int kind = static_cast<int>(i % 4);
@@ -122,6 +142,10 @@ FastCheck check_fast(const Datapath& dp, uint64_t n, uint32_t seed, int K) {
     for (int k = 0; k < K; ++k)
       special |= !decode(dp.a_fmt, a[k]).is_finite() || !decode(dp.b_fmt, b[k]).is_finite();
     r.specials += special;
+    for (int q = 0; q < per; ++q) {
+      SA.push_back(draw_scale(D, dp.scale_fmt));
+      SB.push_back(draw_scale(D, dp.scale_fmt));
+    }
     A.insert(A.end(), a.begin(), a.end());
     B.insert(B.end(), b.begin(), b.end());
     Cs.push_back(c);

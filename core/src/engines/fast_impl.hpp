@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "matcore/fast.hpp"
 #include "matcore/model.hpp"
@@ -193,12 +194,21 @@ struct FastDot::Impl {
   uint64_t (*fn)(const Impl&, const uint64_t*, const uint64_t*, int, uint64_t) = nullptr;
   fastk::Kernel kernel = fastk::Kernel::Reference;
   fastk::ScaledFn scaled_fn = nullptr;  ///< block-scaled samples: nullptr, the reference stages
+  /// ST-FDPA whose scaled kernel is the fused one in 64-bit integers (no product rounding): the
+  /// fused lane kernels take it, the scales through lane_block_scaled
+  bool scaled_lanes = false;
+  /// GST-FDPA with elements of at most 12 bits together (fast_grouped.cpp): entry (a << b_width
+  /// | b) = the exact product in units of the group sum's lsb, times 4, plus its flags (1: the
+  /// product's sign, also of a zero; 2: a NaN/Inf element)
+  std::vector<int64_t> group_products;
   const char* name = "reference";
   // batch(): the lane kernels on lanes::kLanes samples at once (fast_lanes.hpp): the fused
   // group, the pairwise tree, the exact adder, the final c addition
   lanes::LaneParams LP;
   void (*lane_block)(const lanes::LaneParams&, const uint64_t*, const uint64_t*, const int*, int,
                      const uint64_t*, lanes::LaneOut&) = nullptr;
+  void (*lane_block_scaled)(const lanes::LaneParams&, const uint64_t*, const uint64_t*, const int64_t*, const int*,
+                            int, const uint64_t*, lanes::LaneOut&) = nullptr;
   void (*lane_transpose)(const uint64_t*, size_t, int, uint64_t*) = nullptr;
   void (*lane_transpose32)(const uint32_t*, size_t, int, uint64_t*) = nullptr;
   void (*lane_c_final)(const lanes::LaneParams&, const uint64_t*, const uint64_t*, lanes::LaneOut&) = nullptr;
@@ -206,6 +216,11 @@ struct FastDot::Impl {
 };
 
 namespace fastk {
+
+/// GST-FDPA's scalar kernel (fast_grouped.cpp: the grouper, aligner, adder and rounder of one
+/// sample with its scales), or nullptr where the reference stages take the datapath.
+constexpr int kMaxGroupsPerChunk = 64;
+ScaledFn choose_grouped(FastDot::Impl& I);
 
 /// batch()'s lane kernels for FastDot's datapath, after its scalar kernel (I.kernel) is chosen:
 /// the lane family from fast_lower.cpp's kLaneFamilies, the typed parameters (I.LP), the kernel

@@ -111,6 +111,9 @@ struct LaneParams {
   bool gap_on = false;
   int c_drop_gap = 0;
   bool late_norm_rd = true;
+  /// ST-FDPA (block_scaled): operands a block of the scale exponents (row j of Et: the scale
+  /// exponents e_alpha + e_beta of operands j * scale_block .. of each lane); 0: unscaled
+  int scale_block = 0;
   LaneKernel kernel = LaneKernel::FusedTruncEarly;  ///< chosen by fast_lower.cpp choose_lane_kernel
 };
 
@@ -169,6 +172,10 @@ struct LaneOut {
   /* k < K, in groups of n_fma chained through c; C: c bits */                                   \
   void block(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* order,      \
              int K, const uint64_t* C, LaneOut& o);                                               \
+  /* block() of a fused kernel for ST-FDPA: product k of lane l also moves by the scale */        \
+  /* exponent Et[(order[k] / P.scale_block) * kLanes + l] (the scaler stage, power-of-two scales) */ \
+  void block_scaled(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int64_t* Et, \
+                    const int* order, int K, const uint64_t* C, LaneOut& o);                      \
   /* c_final_add: d = fl(acc + c); bad: a NaN/Inf, or terms this kernel leaves to fast.cpp */     \
   void c_final(const LaneParams& P, const uint64_t* acc, const uint64_t* C, LaneOut& o);         \
   /* the three, and the set's name, for fast.cpp's choice */                                      \
@@ -176,6 +183,7 @@ struct LaneOut {
     static constexpr auto transpose = &ns::transpose;                                             \
     static constexpr auto transpose32 = &ns::transpose32;                                         \
     static constexpr auto block = &ns::block;                                                     \
+    static constexpr auto block_scaled = &ns::block_scaled;                                       \
     static constexpr auto c_final = &ns::c_final;                                                 \
     static constexpr const char* name = #ns;                                                      \
   };                                                                                              \

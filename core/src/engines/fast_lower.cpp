@@ -61,6 +61,7 @@ void lower_lanes(Impl& I, bool tree, bool exact_lanes, bool narrow_in) {
   P.gap_on = dp.c_drop_gap != kNone;
   P.c_drop_gap = dp.c_drop_gap;
   P.late_norm_rd = dp.late_norm_rd;
+  P.scale_block = I.scaled_lanes ? dp.scale_block : 0;
   const auto lr = [](const RoundK& R) { return static_cast<const lanes::LaneRound&>(R); };
   P.R = lr(I.R);
   P.Rc = lr(I.Rc);
@@ -87,6 +88,7 @@ void lower_lanes(Impl& I, bool tree, bool exact_lanes, bool narrow_in) {
 template <class Set>
 void use_lanes(Impl& I) {
   I.lane_block = Set::block;
+  I.lane_block_scaled = Set::block_scaled;
   I.lane_transpose = Set::transpose;
   I.lane_transpose32 = Set::transpose32;
   I.lane_c_final = Set::c_final;
@@ -154,10 +156,11 @@ constexpr LaneFamily kLaneFamilies[] = {
        return s.narrow_in && (I.kernel == Kernel::PairwiseI128 || (I.kernel == Kernel::ExactI128 && I.dp.n_fma == 1));
      },
      true, false},
-    // the fused adder in 64-bit integers (lanes/fused.cpp)
+    // the fused adder in 64-bit integers (lanes/fused.cpp), ST-FDPA's too (the scale exponents
+    // added to the products': block_scaled)
     {"fused",
      [](const Impl& I, const LaneShape& s) {
-       return s.narrow_in && I.kernel == Kernel::FusedI64 && !I.dp.prod_round_out;
+       return s.narrow_in && (I.kernel == Kernel::FusedI64 || I.scaled_lanes) && !I.dp.prod_round_out;
      },
      false, false},
 };

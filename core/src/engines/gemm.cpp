@@ -56,16 +56,25 @@ bool fits32(const Datapath& dp) {
 /// instruction's k (N rows of instr_k contiguous words, zero-padded past K), and each row of A
 /// is repeated N times per step, so that one batch() call computes a whole row of one step; the
 /// row's d of a step is the c of the next. Words of T (uint32_t: half the memory to read).
+/// sc (block-scaled, T = uint64_t): the scales of each row of A and column of B, sc->per_row a
+/// row covering every step's blocks (ik a multiple of scale_block), packed and repeated as A
+/// and B are, so that batch() takes each sample's scales beside its operands.
 template <class T>
 std::function<void(int, int)> batched_rows(const FastDot& fd, int ik, const Matrix& A, const Matrix& B,
-                                           const Matrix& C, Matrix& D) {
+                                           const Matrix& C, Matrix& D, const Scales* sc = nullptr) {
   const int N = B.cols, K = A.cols, steps = (K + ik - 1) / ik;
   auto Bp = std::make_shared<std::vector<T>>(static_cast<size_t>(steps) * N * ik, T{0});
   for (int k = 0; k < K; ++k)
     for (int j = 0; j < N; ++j)
       (*Bp)[(static_cast<size_t>(k / ik) * N + j) * ik + k % ik] = static_cast<T>(B.at(k, j));
-  return [&fd, ik, &A, &C, &D, N, K, steps, Bp](int r0, int r1) {
+  const int ps = sc ? ik / fd.datapath().scale_block : 0;  // scales a sample of one step
+  auto SBp = std::make_shared<std::vector<uint64_t>>(static_cast<size_t>(steps) * N * ps);
+  for (int s = 0; s < steps && sc; ++s)
+    for (int j = 0; j < N; ++j)
+      for (int q = 0; q < ps; ++q) (*SBp)[(static_cast<size_t>(s) * N + j) * ps + q] = sc->b.at(j, s * ps + q);
+  return [&fd, ik, &A, &C, &D, N, K, steps, Bp, sc, ps, SBp](int r0, int r1) {
     std::vector<T> arep(static_cast<size_t>(N) * ik), c(N), d(N);
+    std::vector<uint64_t> sarep(static_cast<size_t>(N) * ps);
     for (int i = r0; i < r1; ++i) {
       for (int j = 0; j < N; ++j) c[j] = static_cast<T>(C.at(i, j));
       for (int s = 0; s < steps; ++s) {
@@ -75,7 +84,17 @@ std::function<void(int, int)> batched_rows(const FastDot& fd, int ik, const Matr
           row[kk] = k < K ? static_cast<T>(A.at(i, k)) : T{0};
         }
         for (int j = 1; j < N; ++j) std::copy(row, row + ik, row + static_cast<size_t>(j) * ik);
-        fd.batch(arep.data(), Bp->data() + static_cast<size_t>(s) * N * ik, c.data(), d.data(), N, ik);
+        const T* bs = Bp->data() + static_cast<size_t>(s) * N * ik;
+        if constexpr (sizeof(T) == 8) {
+          if (sc) {
+            for (int j = 0; j < N; ++j)
+              for (int q = 0; q < ps; ++q) sarep[static_cast<size_t>(j) * ps + q] = sc->a.at(i, s * ps + q);
+            fd.batch(arep.data(), bs, c.data(), d.data(), N, ik, sarep.data(), SBp->data() + static_cast<size_t>(s) * N * ps);
+            c.swap(d);
+            continue;
+          }
+        }
+        fd.batch(arep.data(), bs, c.data(), d.data(), N, ik);
         c.swap(d);
       }
       for (int j = 0; j < N; ++j) D.at(i, j) = c[j];
@@ -99,32 +118,25 @@ Matrix mfma(const Datapath& dp, const Instruction& in, const Matrix& A, const Ma
   const Scales sc(dp, K, nb * M, nb * N, SA, SB, "mfma");
   Matrix D{nb * M, N, std::vector<uint64_t>(static_cast<size_t>(nb) * M * N)};
   const FastDot fd(dp);
-  if (!sc.per_row) {
-    // each block an independent M x N x K product through the lane kernels
-    for (int blk = 0; blk < nb; ++blk) {
-      auto part = [&](const Matrix& X, int r0, int rows) {
-        return Matrix{rows, X.cols, std::vector<uint64_t>(X.v.begin() + static_cast<size_t>(r0) * X.cols,
-                                                          X.v.begin() + static_cast<size_t>(r0 + rows) * X.cols)};
-      };
-      const Matrix Ab = part(A, blk * M, M), Bb = part(B, blk * K, K), Cb = part(C, blk * M, M);
-      Matrix Db = Cb;
+  // each block an independent M x N x K product through the lane kernels (block-scaled: with
+  // the block's rows of the scale matrices)
+  for (int blk = 0; blk < nb; ++blk) {
+    auto part = [&](const Matrix& X, int r0, int rows) {
+      return Matrix{rows, X.cols, std::vector<uint64_t>(X.v.begin() + static_cast<size_t>(r0) * X.cols,
+                                                        X.v.begin() + static_cast<size_t>(r0 + rows) * X.cols)};
+    };
+    const Matrix Ab = part(A, blk * M, M), Bb = part(B, blk * K, K), Cb = part(C, blk * M, M);
+    Matrix Db = Cb;
+    if (sc.per_row) {
+      Scales sb = sc;
+      sb.a = part(sc.a, blk * M, M);
+      sb.b = part(sc.b, blk * N, N);
+      batched_rows<uint64_t>(fd, K, Ab, Bb, Cb, Db, &sb)(0, M);
+    } else {
       (fits32(dp) ? batched_rows<uint32_t>(fd, K, Ab, Bb, Cb, Db) : batched_rows<uint64_t>(fd, K, Ab, Bb, Cb, Db))(0, M);
-      std::copy(Db.v.begin(), Db.v.end(), D.v.begin() + static_cast<size_t>(blk) * M * N);
     }
-    return D;
+    std::copy(Db.v.begin(), Db.v.end(), D.v.begin() + static_cast<size_t>(blk) * M * N);
   }
-  std::vector<uint64_t> a(K), b(K);
-  for (int blk = 0; blk < nb; ++blk)
-    for (int i = 0; i < M; ++i)
-      for (int j = 0; j < N; ++j) {
-        for (int k = 0; k < K; ++k) {
-          a[k] = A.at(blk * M + i, k);
-          b[k] = B.at(blk * K + k, j);
-        }
-        D.at(blk * M + i, j) = dot(dp, a.data(), b.data(), K, C.at(blk * M + i, j),
-                                   ScaleRefs{&sc.a.v[static_cast<size_t>(blk * M + i) * sc.per_row],
-                                             &sc.b.v[static_cast<size_t>(blk * N + j) * sc.per_row]});
-      }
   return D;
 }
 
@@ -159,25 +171,10 @@ Matrix gemm(const Datapath& dp, int instr_k, const Matrix& A, const Matrix& B, c
   const FastDot fd(dp);
   std::function<void(int, int)> work;
   if (Sp) {
-    // block-scaled: the reference, one dot per instruction (no fast kernel takes scales yet)
-    std::vector<uint64_t> Bt(static_cast<size_t>(N) * Kp, 0);
-    for (int k = 0; k < K; ++k)
-      for (int j = 0; j < N; ++j) Bt[static_cast<size_t>(j) * Kp + k] = B.at(k, j);
-    work = [&, Bt = std::move(Bt)](int r0, int r1) {
-      std::vector<uint64_t> a(Kp, 0);
-      for (int i = r0; i < r1; ++i) {
-        for (int k = 0; k < K; ++k) a[k] = A.at(i, k);
-        for (int j = 0; j < N; ++j) {
-          const uint64_t* bj = &Bt[static_cast<size_t>(j) * Kp];
-          uint64_t acc = C.at(i, j);
-          for (int k0 = 0; k0 < Kp; k0 += instr_k)
-            acc = dot(dp, &a[k0], bj + k0, instr_k, acc,
-                      ScaleRefs{&sc.a.v[static_cast<size_t>(i) * Sp + k0 / dp.scale_block],
-                                &sc.b.v[static_cast<size_t>(j) * Sp + k0 / dp.scale_block]});
-          D.at(i, j) = acc;
-        }
-      }
-    };
+    // block-scaled: the lane kernels with each sample's scales (FastDot::batch; the scales
+    // padded to Kp's blocks above)
+    sc.per_row = Sp;
+    work = batched_rows<uint64_t>(fd, instr_k, A, B, C, D, &sc);
   } else if (fits32(dp)) {
     work = batched_rows<uint32_t>(fd, instr_k, A, B, C, D);
   } else {

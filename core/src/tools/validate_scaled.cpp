@@ -1,7 +1,7 @@
 // The block-scaled datapaths over files (docs/vector-format.md, "Block scales"): a/b/c(/d) with
-// the scale files sa.txt and sb.txt, every sample through the reference stages (the scaler and
-// grouper stages have no fast kernel yet). The files are read whole (the streaming engines of
-// validate.cpp hold no scales).
+// the scale files sa.txt and sb.txt through FastDot::batch with the scales (ST-FDPA with E8M0
+// scales: the fused lane kernels; GST-FDPA: the reference stages). The files are read whole (the
+// streaming engines of validate.cpp hold no scales).
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -49,12 +49,17 @@ StreamResult stream_scaled(const Datapath& dp, const std::string& pa, const std:
   std::vector<uint64_t> got(s.n);
   threads = thread_count(threads);
   const size_t chunk = (s.n + threads - 1) / threads;
-  const FastDot fd(dp);  // ST-FDPA with E8M0 scales: the fused kernel; else the reference stages
+  // ST-FDPA with E8M0 scales: the fused lane kernels, 16 samples at once; else the reference
+  // stages sample by sample (FastDot::batch with scales)
+  const FastDot fd(dp);
+  const std::vector<uint64_t> zeros(zero_c ? std::min<size_t>(s.n, 1024) : 0, 0);
   run_parallel(threads, [&](unsigned t) {
     const size_t i0 = std::min(s.n, t * chunk), i1 = std::min(s.n, i0 + chunk);
-    for (size_t i = i0; i < i1; ++i) {
-      const ScaleRefs r{&SA.v[i * per], &SB.v[i * per]};
-      got[i] = widen_result(dp, fd(&s.a[i * s.K], &s.b[i * s.K], s.K, zero_c ? 0 : s.c[i], r));
+    for (size_t i = i0; i < i1; i += 1024) {
+      const size_t m = std::min<size_t>(1024, i1 - i);
+      fd.batch(&s.a[i * s.K], &s.b[i * s.K], zero_c ? zeros.data() : &s.c[i], &got[i], m, s.K,
+               per ? &SA.v[i * per] : nullptr, per ? &SB.v[i * per] : nullptr);
+      for (size_t j = i; j < i + m; ++j) got[j] = widen_result(dp, got[j]);
     }
   });
   StreamResult res;

@@ -114,4 +114,9 @@ void block(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const in
   kRun[static_cast<int>(P.kernel)](P, At, Bt, order, K, C, o);
 }
 
+void block_scaled(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int64_t* Et, const int* order,
+                  int K, const uint64_t* C, LaneOut& o) {
+  fused_scaled(P, At, Bt, Et, order, K, C, o);
+}
+
 }  // namespace mc::lanes::MC_LANES_NS

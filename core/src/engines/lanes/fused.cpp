@@ -82,10 +82,11 @@ MC_LANES_HOT inline void late_tail(const LaneParams& P, const Dec& c, VI v0, VI 
 
 /// Lanes [h, h + VL) of the call: one group's sum, c decoded (its special lanes already in
 /// bad_out). Trunc: the products are aligned by truncation (every preset); otherwise each term
-/// is rounded per lane by fastk::align_v.
+/// is rounded per lane by fastk::align_v. Et (ST-FDPA): each product's exponent plus its block's
+/// scale exponent (fast.cpp fused_terms' eoff); nullptr: unscaled.
 template <bool Trunc, bool Late, bool Inter2>
-Fix run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* cols, const Dec& c,
-        int n, int h, VI& bad_out) {
+Fix run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int64_t* Et, const int* cols,
+        const Dec& c, int n, int h, VI& bad_out) {
   VU sig[64], ng[64];
   VI ex[64];
   VI e0 = bc(kNoExp), e1 = e0;
@@ -100,7 +101,14 @@ Fix run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* 
     const Dec x = dec(P.a, ld(At + col)), y = dec(P.b, ld(Bt + col));
     const VU s = mul32(x.sig, y.sig);  // <= 24 x 24 bits
     const VI nz = s != 0;
-    const VI xe = nz ? x.exp + y.exp : bc(kNoExp);
+    VI xe = x.exp + y.exp;
+    if (Et) {
+      // product overflow comes before the scaler (fast.cpp product): tested here on the
+      // product's own exponent, for every lane (product_overflow below sees scaled exponents)
+      if (P.ovf_on) bad |= nz & ((63 - clz(s)) + xe - P.raw_frac >= P.ovf);
+      xe += S(ld(reinterpret_cast<const uint64_t*>(Et) + static_cast<size_t>(cols[k] / P.scale_block) * L + h));
+    }
+    xe = nz ? xe : bc(kNoExp);
     const VU neg = x.sign ^ y.sign;
     bad |= x.special | y.special;
     anz |= U(nz);
@@ -111,7 +119,7 @@ Fix run(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* 
     ex[k] = xe;
     ng[k] = neg;
   }
-  if (P.ovf_on) product_overflow(P, sig, ex, n, ps, e0, e1, bad);
+  if (P.ovf_on && !Et) product_overflow(P, sig, ex, n, ps, e0, e1, bad);
   const VI cnz = c.sig != 0;
   anz |= U(cnz);
   aneg &= c.sign;
@@ -242,7 +250,7 @@ inline Dec next_c_top(const LaneParams& P, const Fix& s, VI& slow) {
 /// other's); c between groups as run() takes it (next_c), only the last group's d encoded.
 template <bool Trunc, bool Late, bool Inter2>
 void fused_chain(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* order, int K,
-                 const uint64_t* C, LaneOut& o) {
+                 const uint64_t* C, LaneOut& o, const int64_t* Et = nullptr) {
   const int g = P.n_fma;
   constexpr int NB = L / VL;
   VU d[NB];
@@ -257,7 +265,7 @@ void fused_chain(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, co
     const int n = K - k0 < g ? K - k0 : g;
     const bool last = k0 + g >= K;
     for (int j = 0; j < NB; ++j) {
-      const Fix s = run<Trunc, Late, Inter2>(P, At, Bt, order + k0, c[j], n, j * VL, bad[j]);
+      const Fix s = run<Trunc, Late, Inter2>(P, At, Bt, Et, order + k0, c[j], n, j * VL, bad[j]);
       if (last && P.top_round) {
         VI slow{};
         d[j] = round_fixed_top(P.R, s.val, s.lsb, s.zs, slow);
@@ -301,5 +309,19 @@ void fused_rd_late(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, 
     const uint64_t* C, LaneOut& o) { fused_chain<false, true, false>(P, At, Bt, order, K, C, o); }
 void fused_rd_late_inter2(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int* order, int K,
     const uint64_t* C, LaneOut& o) { fused_chain<false, true, true>(P, At, Bt, order, K, C, o); }
+
+void fused_scaled(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int64_t* Et, const int* order,
+                  int K, const uint64_t* C, LaneOut& o) {
+  switch (P.kernel) {
+    case LaneKernel::FusedTruncEarly: return fused_chain<true, false, false>(P, At, Bt, order, K, C, o, Et);
+    case LaneKernel::FusedTruncLate: return fused_chain<true, true, false>(P, At, Bt, order, K, C, o, Et);
+    case LaneKernel::FusedTruncLateInter2: return fused_chain<true, true, true>(P, At, Bt, order, K, C, o, Et);
+    case LaneKernel::FusedRdEarly: return fused_chain<false, false, false>(P, At, Bt, order, K, C, o, Et);
+    case LaneKernel::FusedRdLate: return fused_chain<false, true, false>(P, At, Bt, order, K, C, o, Et);
+    case LaneKernel::FusedRdLateInter2: return fused_chain<false, true, true>(P, At, Bt, order, K, C, o, Et);
+    default:  // not a fused kernel: fast.cpp lowers only the fused ones for scales; every lane to the scalar kernel
+      for (int l = 0; l < L; ++l) o.bad[l] = 1, o.d[l] = 0;
+  }
+}
 
 }  // namespace mc::lanes::MC_LANES_NS

@@ -15,6 +15,9 @@ using KernelFn = void(const LaneParams& P, const uint64_t* At, const uint64_t* B
 // late, interleave 2
 KernelFn fused_trunc_early, fused_trunc_late, fused_trunc_late_inter2;
 KernelFn fused_rd_early, fused_rd_late, fused_rd_late_inter2;
+// fused.cpp: the same six with the scale exponents of ST-FDPA (block_scaled), P.kernel's variant
+void fused_scaled(const LaneParams& P, const uint64_t* At, const uint64_t* Bt, const int64_t* Et, const int* order,
+                  int K, const uint64_t* C, LaneOut& o);
 // tree.cpp: the pairwise trees, on the encodings (fast_levels) or on terms
 KernelFn pairwise_bits, pairwise_terms;
 // exact.cpp: the exact adder (wide significands; n_fma + 1 sorted terms; any n_fma)

@@ -1,0 +1,169 @@
+// The grouper's scalar kernel (GST-FDPA: tcgen05 kind::mxf4 and kind::mxf4nvf4, NVFP4): a second,
+// fixed-width implementation of the grouper stage (stages.hpp group_term) and the fused adder
+// after it (aligner, adder, rounder with early c), for FastDot with scales. The reference stays
+// the definition: a NaN or Inf element, a NaN scale, NaN/Inf c, and every datapath outside the
+// ranges checked in choose_grouped go to dot() (tb/test_blockscaled.cpp compares the two).
+//
+//   group m (G products):  S_m = sum of a_k b_k in units of 2^lsb (exact, int64)
+//                          term_m = |S_m| * alpha.sig * beta.sig at 2^(e_alpha + e_beta),
+//                                   frac = -lsb + scale.frac            (group_align = "scale")
+//                          or the same value at its leading bit         (group_align = "sum")
+//   aligner:  e = max(exponents of the nonzero-scaled groups, c's), >= e_zero (emin_lim)
+//   adder:    sum of every term shifted to 2^(e - F) (align_v: the datapath's prod_align)
+//   rounder:  the sum rounded once to out_fmt
+#include <algorithm>
+
+#include "matcore/model.hpp"
+#include "matcore/stages.hpp"
+#include "fast_align.hpp"
+#include "fast_impl.hpp"
+
+namespace mc::fastk {
+
+namespace {
+
+using Impl = FastDot::Impl;
+
+/// A group term (or c) as the aligner takes it: value (-1)^neg sig 2^(exp - frac); normal:
+/// false for a Zero term (no exponent; all products zero or a zero scale).
+struct GTerm {  // (no member initialisers: grouped_chunk's array of them is not cleared on every call)
+  uint64_t sig;
+  int exp, frac;
+  bool neg, normal;
+};
+constexpr GTerm kZeroTerm{0, 0, 0, false, false};
+
+/// Group [i, i + n) of a chunk: false where the reference must take the sample (a NaN/Inf
+/// element; the NaN scale is tested by the caller).
+inline bool gst_group(const Impl& I, const uint64_t* a, const uint64_t* b, int n, const ScaleProduct& sp, int lsb,
+                      GTerm& t) {
+  int64_t S = 0;
+  bool any = false, all_neg = true;
+  if (!I.group_products.empty()) {  // narrow elements: every product from the table, no branch
+    const int wb = I.B.width;
+    uint64_t f_and = 3, f_or = 0;
+    int64_t nz = 0;
+    for (int k = 0; k < n; ++k) {
+      const int64_t e = I.group_products[((a[k] & I.A.wmask) << wb) | (b[k] & I.B.wmask)];
+      f_and &= static_cast<uint64_t>(e);
+      f_or |= static_cast<uint64_t>(e);
+      nz |= e >> 2;
+      S += e >> 2;
+    }
+    if (f_or & 2) return false;
+    all_neg = (f_and & 1) != 0;
+    any = nz != 0;
+  } else {
+    for (int k = 0; k < n; ++k) {
+      const Op x = I.A.get(a[k]), y = I.B.get(b[k]);
+      if (x.special | y.special) return false;
+      const bool neg = x.sign != y.sign;
+      all_neg &= neg;
+      const uint64_t p = x.sig * y.sig;
+      if (!p) continue;
+      any = true;
+      const int64_t v = static_cast<int64_t>(p << (x.exp + y.exp - I.raw_frac - lsb));
+      S += neg ? -v : v;
+    }
+  }
+  t = kZeroTerm;
+  if (!any) { t.neg = all_neg && n > 0; return true; }  // a Zero term: -0 for a group of -0 products
+  if (sp.cls == Class::Zero) return true;                  // a zero scale: a Zero term
+  t.normal = true;  // also when the group cancels to 0: it keeps its scale exponent
+  t.neg = S < 0;
+  t.sig = static_cast<uint64_t>(S < 0 ? -S : S) * static_cast<uint64_t>(sp.sig);
+  t.exp = sp.exp;
+  t.frac = -lsb + sp.frac;
+  if (I.dp.group_by_sum) {  // the same value at the exponent of its leading bit
+    if (t.sig == 0) { t = kZeroTerm; return true; }
+    const int m = 63 - __builtin_clzll(t.sig);
+    t.exp += m - t.frac;
+    t.frac = m;
+  }
+  return true;
+}
+
+/// One chunk of n_fma products (its groups) and c: d rounded, as the stages' grouper, aligner,
+/// adder and rounder; false: the reference.
+bool grouped_chunk(const Impl& I, const uint64_t* a, const uint64_t* b, int k0, int n, const ScaleRefs& sr,
+                   uint64_t cbits, uint64_t& out) {
+  const Datapath& dp = I.dp;
+  const int G = dp.group_size, lsb = group_lsb(dp), F = dp.frac_bits;
+  const uint64_t one = unit_scale_bits(dp.scale_fmt);
+  GTerm t[kMaxGroupsPerChunk + 1];
+  int m = 0;
+  for (int i = 0; i < n; i += G, ++m) {
+    const int j = (k0 + i) / dp.scale_block;
+    const ScaleProduct sp = scale_product(dp.scale_fmt, sr.a ? sr.a[j] : one, sr.b ? sr.b[j] : one);
+    if (sp.cls == Class::NaN) return false;
+    if (!gst_group(I, a + i, b + i, std::min(G, n - i), sp, lsb, t[m])) return false;
+  }
+  const Unpacked u = decode_operand(dp.out_fmt, cbits, dp.sub_in);
+  if (!u.is_finite()) return false;
+  const GTerm c{u.sig, u.exp, I.cmb, u.sign, u.sig != 0};
+  // the sign of an exact zero (zero_sum_sign over the group terms and c)
+  bool all_zero = !c.normal, all_neg = c.neg;
+  int e = kNone;
+  for (int i = 0; i < m; ++i) {
+    all_zero &= !t[i].normal;
+    all_neg &= t[i].neg;
+    if (t[i].normal) e = std::max(e, t[i].exp);
+  }
+  const bool zs = all_zero ? all_neg : dp.out_round == Rounding::RD;
+  if (c.normal) e = std::max(e, c.exp);
+  else if (dp.c_zero_exp != kNone) e = std::max(e, dp.c_zero_exp);
+  if (e == kNone) { out = I.R.zero(zs); return true; }
+  if (dp.emin_lim != kNone && e < dp.emin_lim) e = dp.emin_lim;
+  i128 s = 0;
+  t[m] = c;
+  for (int i = 0; i <= m; ++i)
+    if (t[i].normal && t[i].sig) s += align_v<uint64_t, i128>(t[i].sig, (e - F) - (t[i].exp - t[i].frac), t[i].neg, dp.prod_align);
+  out = I.R.round_fixed_t(s, e - F, zs);
+  return true;
+}
+
+uint64_t dot_grouped(const Impl& I, const uint64_t* a, const uint64_t* b, int K, uint64_t c, const ScaleRefs& sr) {
+  const Datapath& dp = I.dp;
+  uint64_t acc = c;
+  for (int k0 = 0; k0 < K || k0 == 0; k0 += dp.n_fma) {
+    const int n = std::max(0, std::min(dp.n_fma, K - k0));
+    if (!grouped_chunk(I, a + k0, b + k0, k0, n, sr, acc, acc)) return dot(dp, a, b, K, c, sr);
+    if (K == 0) break;
+  }
+  return acc;
+}
+
+int bits_of(int64_t v) { return v <= 1 ? 1 : 64 - __builtin_clzll(static_cast<uint64_t>(v - 1)); }
+
+}  // namespace
+
+ScaledFn choose_grouped(Impl& I) {
+  const Datapath& dp = I.dp;
+  if (!dp.scaled() || dp.group_size <= 0 || dp.adder != AdderKind::Fused || dp.late_c || dp.pair_interleave ||
+      dp.c_final_add || dp.prod_round_out || dp.prod_overflow_exp != kNone || dp.n_fma / dp.group_size > kMaxGroupsPerChunk)
+    return nullptr;
+  // S in int64: a product is below 2^(emax_a + emax_b + 2), G of them, in units of 2^lsb; times
+  // the scale significand (e8m0: 1 bit, ue4m3: 8) in uint64; aligned terms, c and the carries of
+  // the chunk's groups in i128 (a term below 2^(64 + F), c below 2^(F + 1))
+  const int sum_bits = dp.a_fmt.emax() + dp.b_fmt.emax() + 2 - group_lsb(dp) + bits_of(dp.group_size);
+  const int scale_bits = dp.scale_fmt.mbits == 0 ? 1 : 2 * (dp.scale_fmt.mbits + 1);
+  if (sum_bits > 62 || sum_bits + scale_bits > 63 || 64 + dp.frac_bits + 8 > 126) return nullptr;
+  // elements of 12 bits together at most (fp4, fp6): every product in a table (4096 entries)
+  const int wa = dp.a_fmt.width(), wb = dp.b_fmt.width(), lsb = group_lsb(dp);
+  if (wa + wb <= 12) {
+    I.group_products.assign(size_t{1} << (wa + wb), 0);
+    for (uint64_t x = 0; x < (uint64_t{1} << wa); ++x)
+      for (uint64_t y = 0; y < (uint64_t{1} << wb); ++y) {
+        const Op u = I.A.get(x), v = I.B.get(y);
+        const size_t i = (x << wb) | y;
+        const bool neg = u.sign != v.sign;
+        const int64_t flags = (neg ? 1 : 0) | (u.special || v.special ? 2 : 0);
+        const uint64_t p = u.special || v.special ? 0 : u.sig * v.sig;
+        const int64_t m = p ? static_cast<int64_t>(p << (u.exp + v.exp - I.raw_frac - lsb)) : 0;
+        I.group_products[i] = static_cast<int64_t>(static_cast<uint64_t>(neg ? -m : m) << 2) | flags;
+      }
+  }
+  return &dot_grouped;
+}
+
+}  // namespace mc::fastk
