@@ -10,15 +10,18 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <random>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "matcore/fast.hpp"
 #include "matcore/format.hpp"
 #include "matcore/presets.hpp"
 #include "matcore/stages.hpp"
 #include "src/engines/fast_impl.hpp"
+#include "src/io/hex.hpp"
 
 using namespace mc;
 namespace ln = mc::lanes::unit;
@@ -263,3 +266,42 @@ TEST(LaneStrategy, PresetsReachTheirFamilies) {
 }
 
 }  // namespace
+
+// The grid engine's AVX2 parser of 4-digit values (core/src/io/hex_simd.cpp) against the values
+// written: K = 1 .. 40 (the last six tokens parsed twice where K is not a multiple of six), both
+// letter cases; then every byte of a line replaced by something that breaks its form (a
+// non-hex character in a token, a space or a tab or a digit in place of a separator, the
+// '\n' moved): -1, never a count with other values. Without AVX2 it parses nothing (0).
+TEST(HexSimd, FourDigitLinesEqualTheirValuesAndRefuseEveryBrokenByte) {
+  std::mt19937 rng(5);
+  const bool simd = mc::hex::hex4_prefix("0000 0000 0000 0000 0000 0000\n ", 6, std::vector<uint64_t>(6).data()) == 6;
+#if defined(__x86_64__)
+  EXPECT_EQ(simd, __builtin_cpu_supports("avx2") != 0);
+#endif
+  for (int K = 1; K <= 40; ++K) {
+    std::vector<uint64_t> want(K), got(K + 1, 0xdead);
+    std::string line;
+    for (int k = 0; k < K; ++k) {
+      want[k] = rng() & 0xFFFF;
+      char t[8];
+      std::snprintf(t, sizeof t, rng() & 1 ? "%04x" : "%04X", static_cast<unsigned>(want[k]));
+      line += t;
+      line += k + 1 < K ? ' ' : '\n';
+    }
+    const std::string buf = line + std::string(16, '\0');
+    const int n = mc::hex::hex4_prefix(buf.data(), K, got.data());
+    ASSERT_EQ(n, simd && K >= 6 ? K : 0) << K;
+    for (int k = 0; k < n; ++k) ASSERT_EQ(got[k], want[k]) << "K=" << K << " value " << k;
+    EXPECT_EQ(got[K], 0xdeadu) << K;  // nothing written past the line's values
+    if (n == 0) continue;
+    for (size_t i = 0; i < line.size(); ++i) {
+      const bool sep = i % 5 == 4;
+      for (char bad : sep ? std::string("\t0x\n ") : std::string("g/:@G`\n ")) {
+        if (bad == line[i] || (i + 1 == line.size() && bad == '\n')) continue;
+        std::string b = buf;
+        b[i] = bad;
+        EXPECT_EQ(mc::hex::hex4_prefix(b.data(), K, got.data()), -1) << "K=" << K << " byte " << i << " '" << bad << "'";
+      }
+    }
+  }
+}

@@ -70,6 +70,13 @@ inline bool swar_hex8(uint64_t x, uint64_t& v) {
   return true;
 }
 
+/// A line of K values of 4 hex digits, single spaces, '\n' after the last (the grid engine's
+/// form): the values of its tokens into out with AVX2 (hex_simd.cpp), six at a time, and
+/// their count: K where K >= 6, else 0; 0 without AVX2 (the caller parses every token); -1 when
+/// one of them is not of that form (the caller's parser then finds what). Reads 1 byte past
+/// the line's '\n'.
+int hex4_prefix(const char* p, int K, uint64_t* out);
+
 /// `digits` (even) hex digits at p; false when one is not hex.
 inline bool hex_token(const HexPairTable& t, const char* p, int digits, uint64_t& v) {
   if (digits == 8 || digits == 16) {

@@ -218,7 +218,10 @@ using hex::swar_hex8;
 /// A line of exactly K tokens of `digits` hex digits, single spaces, '\n' at the end.
 inline bool strict_ab(const HexPairTable& t, const char* p, int K, int digits, uint64_t* out) {
   int k = 0;
-  if (digits == 4) {  // two 4-digit values per 8-character check
+  if (digits == 4) {  // six values at a time with AVX2 (hex_simd.cpp), then two per 8-character check
+    k = hex::hex4_prefix(p, K, out);
+    if (k < 0) return false;
+    p += 5 * k;
     for (; k + 1 < K; k += 2, p += 10) {
       uint32_t x0, x1;
       std::memcpy(&x0, p, 4);
@@ -413,12 +416,15 @@ bool GridRun::parse(Part& pt, Buf& x, uint64_t i, size_t j) const {
   if (!strict_ab(hp, line(x, 0, ga, i), K, fa.digits, A) || !strict_ab(hp, line(x, 1, gb, i), K, fb.digits, B) ||
       !strict_cd(hp, line(x, 2, gc, i), gc.len, w, c) || (have_d && !strict_cd(hp, line(x, 3, gd, i), gd.len, dw, d)))
     return false;
-  for (int k = 0; k < K; ++k) {
-    if ((fa.native && !native_fits(dp.a_fmt, A[k])) || (fb.native && !native_fits(dp.b_fmt, B[k])) ||
-        (!fa.native && !ingest_exact(dp.a_fmt, dp.ingest, A[k], w, &A[k])) ||
-        (!fb.native && !ingest_exact(dp.b_fmt, dp.ingest, B[k], w, &B[k])))
-      return false;  // Inf/NaN, an inexact value or a bad fp6/fp4 pattern: the general engine decides
-  }
+  // Inf/NaN, an inexact value or a bad fp6/fp4 pattern: the general engine decides (patterns of
+  // 8 bits or more always fit their format: no test)
+  auto fits = [&](const AbForm& f, const Format& fmt, uint64_t* v) {
+    if (f.native && fmt.width() >= 8) return true;
+    for (int k = 0; k < K; ++k)
+      if (f.native ? !native_fits(fmt, v[k]) : !ingest_exact(fmt, dp.ingest, v[k], w, &v[k])) return false;
+    return true;
+  };
+  if (!fits(fa, dp.a_fmt, A) || !fits(fb, dp.b_fmt, B)) return false;
   uint64_t cv = zero_bits(dp.out_fmt, false);
   if (!zero_c) {
     bool rounded = false;
@@ -447,9 +453,10 @@ void GridRun::load(Buf& x, uint64_t b0, uint64_t b1) const {
 }
 
 void GridRun::record(Part& pt, Buf& x, uint64_t b0, uint64_t b1) const {
+  const bool widen = !(dp.out_fmt == kBinary32 || dp.out_fmt == kBinary64);  // (widen_result's test, once a block)
   for (uint64_t i = b0; i < b1; ++i) {
     const size_t j = static_cast<size_t>(i - b0);
-    const uint64_t got = widen_result(dp, x.G[j]), d = x.D[j];
+    const uint64_t got = widen ? widen_result(dp, x.G[j]) : x.G[j], d = x.D[j];
     if (fo) {
       char* q = &x.text[j * ol];
       uint64_t v = got;
