@@ -39,20 +39,24 @@ inline bool gst_group(const Impl& I, const uint64_t* a, const uint64_t* b, int n
                       GTerm& t) {
   int64_t S = 0;
   bool any = false, all_neg = true;
-  if (!I.group_products.empty()) {  // narrow elements: every product from the table, no branch
+  if (!I.group_products.empty()) {  // narrow elements: every product from the table
     const int wb = I.B.width;
-    uint64_t f_and = 3, f_or = 0;
+    auto at = [&](int k) { return ((a[k] & I.A.wmask) << wb) | (b[k] & I.B.wmask); };
     int64_t nz = 0;
     for (int k = 0; k < n; ++k) {
-      const int64_t e = I.group_products[((a[k] & I.A.wmask) << wb) | (b[k] & I.B.wmask)];
-      f_and &= static_cast<uint64_t>(e);
-      f_or |= static_cast<uint64_t>(e);
-      nz |= e >> 2;
-      S += e >> 2;
+      const int64_t v = I.group_products[at(k)];
+      S += v;
+      nz |= v;
     }
-    if (f_or & 2) return false;
-    all_neg = (f_and & 1) != 0;
     any = nz != 0;
+    // the flags (a NaN/Inf element where the formats have one; the signs, for a group of zero
+    // products) only where they can matter
+    if (I.group_specials || !any) {
+      uint8_t f_and = 3, f_or = 0;
+      for (int k = 0; k < n; ++k) f_and &= I.group_flags[at(k)], f_or |= I.group_flags[at(k)];
+      if (f_or & 2) return false;
+      all_neg = (f_and & 1) != 0;
+    }
   } else {
     for (int k = 0; k < n; ++k) {
       const Op x = I.A.get(a[k]), y = I.B.get(b[k]);
@@ -83,23 +87,41 @@ inline bool gst_group(const Impl& I, const uint64_t* a, const uint64_t* b, int n
   return true;
 }
 
+/// scale_product (stages.hpp) with the scales decoded by I.Sc's table.
+inline ScaleProduct fast_scale(const Impl& I, uint64_t alpha, uint64_t beta) {
+  const Op x = I.Sc.get(alpha), y = I.Sc.get(beta);
+  ScaleProduct s;
+  if (x.special || y.special) { s.cls = Class::NaN; return s; }  // (the scale formats have no Inf)
+  if (!x.sig || !y.sig) { s.cls = Class::Zero; s.sig = 0; return s; }
+  s.sig = static_cast<u128>(x.sig * y.sig);
+  s.frac = 2 * I.Sc.mbits;
+  s.exp = x.exp + y.exp;
+  return s;
+}
+
 /// One chunk of n_fma products (its groups) and c: d rounded, as the stages' grouper, aligner,
-/// adder and rounder; false: the reference.
+/// adder and rounder; false: the reference. T: the adder's sum (int64_t where choose_grouped's
+/// bound allows, else i128).
+template <class T>
 bool grouped_chunk(const Impl& I, const uint64_t* a, const uint64_t* b, int k0, int n, const ScaleRefs& sr,
                    uint64_t cbits, uint64_t& out) {
   const Datapath& dp = I.dp;
-  const int G = dp.group_size, lsb = group_lsb(dp), F = dp.frac_bits;
+  const int G = dp.group_size, lsb = I.group_lsb, F = dp.frac_bits;
   const uint64_t one = unit_scale_bits(dp.scale_fmt);
   GTerm t[kMaxGroupsPerChunk + 1];
-  int m = 0;
+  int m = 0, jlast = -1;
+  ScaleProduct sp;
   for (int i = 0; i < n; i += G, ++m) {
     const int j = (k0 + i) / dp.scale_block;
-    const ScaleProduct sp = scale_product(dp.scale_fmt, sr.a ? sr.a[j] : one, sr.b ? sr.b[j] : one);
+    if (j != jlast) {  // (the groups of one scale block share it)
+      sp = fast_scale(I, sr.a ? sr.a[j] : one, sr.b ? sr.b[j] : one);
+      jlast = j;
+    }
     if (sp.cls == Class::NaN) return false;
     if (!gst_group(I, a + i, b + i, std::min(G, n - i), sp, lsb, t[m])) return false;
   }
-  const Unpacked u = decode_operand(dp.out_fmt, cbits, dp.sub_in);
-  if (!u.is_finite()) return false;
+  const Op u = I.Cg.get(cbits);  // decode_operand of out_fmt
+  if (u.special) return false;
   const GTerm c{u.sig, u.exp, I.cmb, u.sign, u.sig != 0};
   // the sign of an exact zero (zero_sum_sign over the group terms and c)
   bool all_zero = !c.normal, all_neg = c.neg;
@@ -114,20 +136,21 @@ bool grouped_chunk(const Impl& I, const uint64_t* a, const uint64_t* b, int k0, 
   else if (dp.c_zero_exp != kNone) e = std::max(e, dp.c_zero_exp);
   if (e == kNone) { out = I.R.zero(zs); return true; }
   if (dp.emin_lim != kNone && e < dp.emin_lim) e = dp.emin_lim;
-  i128 s = 0;
+  T s = 0;
   t[m] = c;
   for (int i = 0; i <= m; ++i)
-    if (t[i].normal && t[i].sig) s += align_v<uint64_t, i128>(t[i].sig, (e - F) - (t[i].exp - t[i].frac), t[i].neg, dp.prod_align);
+    if (t[i].normal && t[i].sig) s += align_v<uint64_t, T>(t[i].sig, (e - F) - (t[i].exp - t[i].frac), t[i].neg, dp.prod_align);
   out = I.R.round_fixed_t(s, e - F, zs);
   return true;
 }
 
+template <class T>
 uint64_t dot_grouped(const Impl& I, const uint64_t* a, const uint64_t* b, int K, uint64_t c, const ScaleRefs& sr) {
   const Datapath& dp = I.dp;
   uint64_t acc = c;
   for (int k0 = 0; k0 < K || k0 == 0; k0 += dp.n_fma) {
     const int n = std::max(0, std::min(dp.n_fma, K - k0));
-    if (!grouped_chunk(I, a + k0, b + k0, k0, n, sr, acc, acc)) return dot(dp, a, b, K, c, sr);
+    if (!grouped_chunk<T>(I, a + k0, b + k0, k0, n, sr, acc, acc)) return dot(dp, a, b, K, c, sr);
     if (K == 0) break;
   }
   return acc;
@@ -148,22 +171,32 @@ ScaledFn choose_grouped(Impl& I) {
   const int sum_bits = dp.a_fmt.emax() + dp.b_fmt.emax() + 2 - group_lsb(dp) + bits_of(dp.group_size);
   const int scale_bits = dp.scale_fmt.mbits == 0 ? 1 : 2 * (dp.scale_fmt.mbits + 1);
   if (sum_bits > 62 || sum_bits + scale_bits > 63 || 64 + dp.frac_bits + 8 > 126) return nullptr;
+  // the adder in int64: a term below 2^(sum_bits + scale_bits + F - its frac) (at the scale
+  // exponent; at its leading bit, or c: below 2^(F + 1)), the carries of the chunk's terms
+  const int frac_min = -group_lsb(dp) + 2 * dp.scale_fmt.mbits;
+  const int term_bits = std::max(sum_bits + scale_bits + dp.frac_bits - frac_min, dp.frac_bits + 1);
+  const bool i64 = term_bits + bits_of(dp.n_fma / dp.group_size + 2) <= 62;
   // elements of 12 bits together at most (fp4, fp6): every product in a table (4096 entries)
   const int wa = dp.a_fmt.width(), wb = dp.b_fmt.width(), lsb = group_lsb(dp);
   if (wa + wb <= 12) {
     I.group_products.assign(size_t{1} << (wa + wb), 0);
+    I.group_flags.assign(I.group_products.size(), 0);
     for (uint64_t x = 0; x < (uint64_t{1} << wa); ++x)
       for (uint64_t y = 0; y < (uint64_t{1} << wb); ++y) {
         const Op u = I.A.get(x), v = I.B.get(y);
         const size_t i = (x << wb) | y;
         const bool neg = u.sign != v.sign;
-        const int64_t flags = (neg ? 1 : 0) | (u.special || v.special ? 2 : 0);
+        I.group_flags[i] = static_cast<uint8_t>((neg ? 1 : 0) | (u.special || v.special ? 2 : 0));
+        I.group_specials |= u.special || v.special;
         const uint64_t p = u.special || v.special ? 0 : u.sig * v.sig;
         const int64_t m = p ? static_cast<int64_t>(p << (u.exp + v.exp - I.raw_frac - lsb)) : 0;
-        I.group_products[i] = static_cast<int64_t>(static_cast<uint64_t>(neg ? -m : m) << 2) | flags;
+        I.group_products[i] = neg ? -m : m;
       }
   }
-  return &dot_grouped;
+  I.Sc.build(dp.scale_fmt, true);
+  I.Cg.build(dp.out_fmt, dp.sub_in);
+  I.group_lsb = lsb;
+  return i64 ? &dot_grouped<int64_t> : &dot_grouped<i128>;
 }
 
 }  // namespace mc::fastk

@@ -198,9 +198,14 @@ struct FastDot::Impl {
   /// fused lane kernels take it, the scales through lane_block_scaled
   bool scaled_lanes = false;
   /// GST-FDPA with elements of at most 12 bits together (fast_grouped.cpp): entry (a << b_width
-  /// | b) = the exact product in units of the group sum's lsb, times 4, plus its flags (1: the
-  /// product's sign, also of a zero; 2: a NaN/Inf element)
+  /// | b) = the exact product in units of the group sum's lsb; its flags (1: the product's sign,
+  /// also of a zero; 2: a NaN/Inf element); group_specials: some pair has a NaN/Inf element
   std::vector<int64_t> group_products;
+  std::vector<uint8_t> group_flags;
+  bool group_specials = false;
+  fastk::InFmt Sc;  ///< GST-FDPA: the scale format's decoder,
+  fastk::InFmt Cg;  ///< c's (out_fmt with sub_in),
+  int group_lsb = 0;  ///< and the unit of the group sums (stages.hpp group_lsb)
   const char* name = "reference";
   // batch(): the lane kernels on lanes::kLanes samples at once (fast_lanes.hpp): the fused
   // group, the pairwise tree, the exact adder, the final c addition
