@@ -474,6 +474,43 @@ TEST(BlockScaled, LaneBatchWithScalesEqualsTheStages) {
 #endif
 }
 
+// The grouper's kernel (fast_grouped.cpp) off the presets' path, through check_fast (every
+// sample's scales drawn, one in 16 any pattern; batch, single-sample kernel and stages compared):
+// groups aligned at their sums' leading bits, an adder too wide for 64-bit integers (F = 50),
+// e4m3 elements (a NaN among them: the flags' path of the product table), RD alignment and
+// rounding, a smaller group and scale block, e4m3 x e4m3 (no table: the elements decoded).
+TEST(BlockScaled, GrouperKernelEqualsTheStagesOffThePresets) {
+  const char* settings[] = {"group_align=sum", "frac_bits=50", "a_fmt=e4m3", "prod_align=rd,out_round=rd",
+                            "group_size=8,scale_block=16", "a_fmt=e4m3,b_fmt=e4m3"};
+  for (const char* arch : {"b200", "rtxpro6000"})
+    for (const char* type : {"nvfp4", "mxf4"})
+      for (const char* set : settings) {
+        Datapath dp = find_preset(arch, type);
+        apply_settings(dp, set);
+        EXPECT_STREQ(FastDot(dp).strategy(), "grouped/scaled") << arch << " " << type << " " << set;
+        const FastCheck r = check_fast(dp, 3000, 11);
+        EXPECT_EQ(r.mismatches, 0u) << arch << " " << type << " " << set << "\n" << r.first;
+        EXPECT_EQ(r.samples, 3000u);
+      }
+}
+
+// The fused lane kernels with scales off the presets' path (check_fast: batch with every
+// sample's scales = single-sample kernel = stages): products aligned by round-down, products
+// that overflow (prod_overflow_exp = 8: tested on the product's own exponent, before the
+// scaler), a wider F, late c with odd/even sums (mi355x's datapath) rounding down.
+TEST(BlockScaled, ScaledLanesEqualTheStagesOffThePresets) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"b200", "prod_align=rd"}, {"b200", "prod_overflow_exp=8"}, {"b200", "frac_bits=40"},
+      {"mi355x", "prod_overflow_exp=8"}, {"mi355x", "out_round=rd"}};
+  for (const auto& [arch, set] : cases) {
+    Datapath dp = find_preset(arch, std::string(arch) == "b200" ? "mxf8f6f4.e4m3.e2m1" : "scale.e4m3.e2m1");
+    apply_settings(dp, set);
+    EXPECT_STRNE(FastDot(dp).lane_kernel(), "none") << arch << " " << set;
+    const FastCheck r = check_fast(dp, 4000, 12);
+    EXPECT_EQ(r.mismatches, 0u) << arch << " " << set << "\n" << r.first;
+  }
+}
+
 // The CDNA4 hypotheses (v_mfma_scale_f32_*_f8f6f4: the CDNA3 odd/even datapath with a scaler,
 // docs/architectures/cdna4.md), checked against their own unscaled types, two relations that
 // hold by the ISA's description whatever the open fields are:
