@@ -211,10 +211,21 @@ U64 py_dot_narrow(const Datapath& dp, const py::array& a, const py::array& b, co
   const size_t chunks = (N + 1023) / 1024;
   parallel_for(chunks, threads, [&](size_t ch) {
     const size_t i = ch * 1024, m = std::min<size_t>(1024, N - i);
-    std::vector<uint32_t> wa(m * K), wb(m * K), wc(m, 0), wd(m);  // (per block: nothing kept after the call)
+    // a worker's block buffers, kept from one block to the next up to 2^20 words each (not
+    // cleared: every word used is loaded first); longer samples' blocks in buffers of their own
+    thread_local std::vector<uint32_t> keep_a, keep_b, keep_c, keep_d;
+    std::vector<uint32_t> own_a, own_b, own_c, own_d;
+    const bool small = m * K <= (size_t{1} << 20);
+    std::vector<uint32_t>& wa = small ? keep_a : own_a;
+    std::vector<uint32_t>& wb = small ? keep_b : own_b;
+    std::vector<uint32_t>& wc = small ? keep_c : own_c;
+    std::vector<uint32_t>& wd = small ? keep_d : own_d;
+    if (wa.size() < m * K) wa.resize(m * K), wb.resize(m * K);
+    if (wc.size() < m) wc.resize(m), wd.resize(m);
     load_words(a, i * K, m * K, dp.a_fmt.width(), wa.data(), &bad_a);
     load_words(b, i * K, m * K, dp.b_fmt.width(), wb.data(), &bad_b);
     if (has_c) load_words(c, i, m, dp.out_fmt.width(), wc.data(), &bad_c);
+    else std::fill(wc.begin(), wc.begin() + static_cast<std::ptrdiff_t>(m), 0u);
     fd.batch(wa.data(), wb.data(), wc.data(), wd.data(), m, K);
     for (size_t j = 0; j < m; ++j) dout[i + j] = wd[j];
   });
