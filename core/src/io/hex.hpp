@@ -77,6 +77,11 @@ inline bool swar_hex8(uint64_t x, uint64_t& v) {
 /// the line's '\n'.
 int hex4_prefix(const char* p, int K, uint64_t* out);
 
+/// hex4_prefix over the n lines of a block (line i at p + i * len, len = 5 K), every value:
+/// true when each line is of that form and K >= 6 (with AVX2), else false (the caller parses
+/// the lines one by one). Reads 1 byte past the last line's '\n'.
+bool hex4_lines(const char* p, size_t n, int K, size_t len, uint64_t* out);
+
 /// `digits` (even) hex digits at p; false when one is not hex.
 inline bool hex_token(const HexPairTable& t, const char* p, int digits, uint64_t& v) {
   if (digits == 8 || digits == 16) {

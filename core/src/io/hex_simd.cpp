@@ -59,6 +59,13 @@ __attribute__((target("avx2"))) int hex4_avx2(const char* p, int K, uint64_t* ou
   return k;
 }
 
+/// n lines of K >= 6 tokens, line i at p + i * len, into out + i * K.
+__attribute__((target("avx2"))) bool hex4_lines_avx2(const char* p, size_t n, int K, size_t len, uint64_t* out) {
+  for (size_t i = 0; i < n; ++i, p += len, out += K)
+    if (hex4_avx2(p, K, out) != K) return false;
+  return true;
+}
+
 using Hex4Fn = int (*)(const char*, int, uint64_t*);
 // (an AVX-512 form of twelve tokens at a time measured no faster: the copy out of the page
 // cache, the kernel and the c/d lines take the rest)
@@ -68,8 +75,12 @@ const Hex4Fn kHex4 = choose_hex4();
 }  // namespace
 
 int hex4_prefix(const char* p, int K, uint64_t* out) { return kHex4 ? kHex4(p, K, out) : 0; }
+bool hex4_lines(const char* p, size_t n, int K, size_t len, uint64_t* out) {
+  return kHex4 && K >= 6 && static_cast<size_t>(K) * 5 == len && hex4_lines_avx2(p, n, K, len, out);
+}
 #else
 int hex4_prefix(const char*, int, uint64_t*) { return 0; }
+bool hex4_lines(const char*, size_t, int, size_t, uint64_t*) { return false; }
 #endif
 
 }  // namespace mc::hex

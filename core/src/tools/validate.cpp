@@ -348,6 +348,7 @@ class GridRun {
     std::vector<uint64_t> A, B, C, D, G;
     std::string text;
     std::vector<char> raw[4];  ///< the block's lines of a, b, c, d (load)
+    bool ab_done = false;      ///< A and B already parsed for the whole block (hex4_lines)
     uint64_t b0 = 0;           ///< the block's first sample
   };
   /// Reads the lines of samples [b0, b1) of each file into x.raw with pread: copied out of the
@@ -413,7 +414,7 @@ bool GridRun::parse(Part& pt, Buf& x, uint64_t i, size_t j) const {
   uint64_t* A = &x.A[j * static_cast<size_t>(K)];
   uint64_t* B = &x.B[j * static_cast<size_t>(K)];
   uint64_t c = 0, d = 0;
-  if (!strict_ab(hp, line(x, 0, ga, i), K, fa.digits, A) || !strict_ab(hp, line(x, 1, gb, i), K, fb.digits, B) ||
+  if ((!x.ab_done && (!strict_ab(hp, line(x, 0, ga, i), K, fa.digits, A) || !strict_ab(hp, line(x, 1, gb, i), K, fb.digits, B))) ||
       !strict_cd(hp, line(x, 2, gc, i), gc.len, w, c) || (have_d && !strict_cd(hp, line(x, 3, gd, i), gd.len, dw, d)))
     return false;
   // Inf/NaN, an inexact value or a bad fp6/fp4 pattern: the general engine decides (patterns of
@@ -499,6 +500,10 @@ void GridRun::work(unsigned t, uint64_t i0, uint64_t i1) {
       const uint64_t b1 = std::min(i1, b0 + block);
       x.text.resize((b1 - b0) * ol);
       load(x, b0, b1);
+      // the a and b lines of 4-digit values all at once (AVX2), where they are of that form
+      const size_t m = static_cast<size_t>(b1 - b0);
+      x.ab_done = fa.digits == 4 && fb.digits == 4 && hex::hex4_lines(x.raw[0].data(), m, K, ga.len, x.A.data()) &&
+                  hex::hex4_lines(x.raw[1].data(), m, K, gb.len, x.B.data());
       for (uint64_t i = b0; i < b1; ++i)
         if (!parse(pt, x, i, static_cast<size_t>(i - b0))) {
           give_up = true;
