@@ -205,6 +205,10 @@ bool fused_group(const Impl& I, const uint64_t* a, const uint64_t* b, int n, uin
   return fused_terms<S, T>(I, a, b, n, cbits, out, nullptr);
 }
 
+/// A scale pair the fused kernels take: finite, nonzero, with a significand product of 1 (a
+/// power of two: every E8M0 pair); the others go to the stages.
+inline bool power_of_two(const ScaleProduct& p) { return p.cls == Class::Normal && p.sig == (u128{1} << p.frac); }
+
 /// ST-FDPA with power-of-two scales (E8M0; any scale pair whose significand product is 1) on
 /// the fused kernel: the scale exponents added to the products' (the scaler), then the same
 /// aligner, adder and rounder. A NaN or zero scale, a scale pair with a significand, or a group
@@ -222,7 +226,7 @@ uint64_t dot_scaled(const Impl& I, const uint64_t* a, const uint64_t* b, int K, 
       const int j = (k0 + i) / dp.scale_block;
       if (j != jlast) {
         const ScaleProduct p = scale_product(dp.scale_fmt, sr.a ? sr.a[j] : one, sr.b ? sr.b[j] : one);
-        if (p.cls != Class::Normal || p.sig != (u128{1} << p.frac)) return dot(dp, a, b, K, c, sr);
+        if (!power_of_two(p)) return dot(dp, a, b, K, c, sr);
         jlast = j;
         elast = p.exp;
       }
@@ -525,7 +529,7 @@ struct BatchScales {
 
 /// The scale exponents of a block's lanes for block_scaled (Et[j * kLanes + l]: e_alpha +
 /// e_beta of sample l's scale block j); pre_bad: the samples whose scales the fused kernel does
-/// not take (a NaN or zero scale, a scale product with a significand: dot_scaled's rule).
+/// not take (power_of_two, dot_scaled's rule).
 void lane_scale_exponents(const Impl& I, const BatchScales& s, size_t i0, int m, std::vector<int64_t>& Et,
                           uint8_t* pre_bad) {
   constexpr int L = lanes::kLanes;
@@ -537,7 +541,7 @@ void lane_scale_exponents(const Impl& I, const BatchScales& s, size_t i0, int m,
     const ScaleRefs r = s.of(i0 + l);
     for (int j = 0; j < s.per; ++j) {
       const ScaleProduct p = scale_product(I.dp.scale_fmt, r.a ? r.a[j] : one, r.b ? r.b[j] : one);
-      if (p.cls != Class::Normal || p.sig != (u128{1} << p.frac)) pre_bad[l] = 1;
+      if (!power_of_two(p)) pre_bad[l] = 1;
       Et[static_cast<size_t>(j) * L + l] = pre_bad[l] ? 0 : p.exp;
     }
   }
