@@ -33,6 +33,12 @@ struct GTerm {  // (no member initialisers: grouped_chunk's array of them is not
 };
 constexpr GTerm kZeroTerm{0, 0, 0, false, false};
 
+/// The exact product x y (finite, nonzero) in units of 2^lsb, signed: a group sum's term.
+inline int64_t product_units(const Impl& I, const Op& x, const Op& y, int lsb) {
+  const int64_t m = static_cast<int64_t>((x.sig * y.sig) << (x.exp + y.exp - I.raw_frac - lsb));
+  return x.sign != y.sign ? -m : m;
+}
+
 /// Group [i, i + n) of a chunk: false where the reference must take the sample (a NaN/Inf
 /// element; the NaN scale is tested by the caller).
 inline bool gst_group(const Impl& I, const uint64_t* a, const uint64_t* b, int n, const ScaleProduct& sp, int lsb,
@@ -61,13 +67,10 @@ inline bool gst_group(const Impl& I, const uint64_t* a, const uint64_t* b, int n
     for (int k = 0; k < n; ++k) {
       const Op x = I.A.get(a[k]), y = I.B.get(b[k]);
       if (x.special | y.special) return false;
-      const bool neg = x.sign != y.sign;
-      all_neg &= neg;
-      const uint64_t p = x.sig * y.sig;
-      if (!p) continue;
+      all_neg &= x.sign != y.sign;
+      if (!x.sig || !y.sig) continue;
       any = true;
-      const int64_t v = static_cast<int64_t>(p << (x.exp + y.exp - I.raw_frac - lsb));
-      S += neg ? -v : v;
+      S += product_units(I, x, y, lsb);
     }
   }
   t = kZeroTerm;
@@ -156,8 +159,6 @@ uint64_t dot_grouped(const Impl& I, const uint64_t* a, const uint64_t* b, int K,
   return acc;
 }
 
-int bits_of(int64_t v) { return v <= 1 ? 1 : 64 - __builtin_clzll(static_cast<uint64_t>(v - 1)); }
-
 }  // namespace
 
 ScaledFn choose_grouped(Impl& I) {
@@ -166,18 +167,19 @@ ScaledFn choose_grouped(Impl& I) {
       dp.c_final_add || dp.prod_round_out || dp.prod_overflow_exp != kNone || dp.n_fma / dp.group_size > kMaxGroupsPerChunk)
     return nullptr;
   // S in int64: a product is below 2^(emax_a + emax_b + 2), G of them, in units of 2^lsb; times
-  // the scale significand (e8m0: 1 bit, ue4m3: 8) in uint64; aligned terms, c and the carries of
-  // the chunk's groups in i128 (a term below 2^(64 + F), c below 2^(F + 1))
-  const int sum_bits = dp.a_fmt.emax() + dp.b_fmt.emax() + 2 - group_lsb(dp) + bits_of(dp.group_size);
+  // the scale significand (e8m0: 1 bit, ue4m3: 8) in uint64; the adder in i128 at most (a term
+  // below 2^(64 + F), c below 2^(F + 1), the carries of the chunk's terms)
+  const int lsb = group_lsb(dp);
+  const int sum_bits = dp.a_fmt.emax() + dp.b_fmt.emax() + 2 - lsb + clog2(dp.group_size);
   const int scale_bits = dp.scale_fmt.mbits == 0 ? 1 : 2 * (dp.scale_fmt.mbits + 1);
   if (sum_bits > 62 || sum_bits + scale_bits > 63 || 64 + dp.frac_bits + 8 > 126) return nullptr;
   // the adder in int64: a term below 2^(sum_bits + scale_bits + F - its frac) (at the scale
   // exponent; at its leading bit, or c: below 2^(F + 1)), the carries of the chunk's terms
-  const int frac_min = -group_lsb(dp) + 2 * dp.scale_fmt.mbits;
+  const int frac_min = -lsb + 2 * dp.scale_fmt.mbits;
   const int term_bits = std::max(sum_bits + scale_bits + dp.frac_bits - frac_min, dp.frac_bits + 1);
-  const bool i64 = term_bits + bits_of(dp.n_fma / dp.group_size + 2) <= 62;
+  const bool i64 = term_bits + clog2(dp.n_fma / dp.group_size + 2) <= 62;
   // elements of 12 bits together at most (fp4, fp6): every product in a table (4096 entries)
-  const int wa = dp.a_fmt.width(), wb = dp.b_fmt.width(), lsb = group_lsb(dp);
+  const int wa = dp.a_fmt.width(), wb = dp.b_fmt.width();
   if (wa + wb <= 12) {
     I.group_products.assign(size_t{1} << (wa + wb), 0);
     I.group_flags.assign(I.group_products.size(), 0);
@@ -185,12 +187,10 @@ ScaledFn choose_grouped(Impl& I) {
       for (uint64_t y = 0; y < (uint64_t{1} << wb); ++y) {
         const Op u = I.A.get(x), v = I.B.get(y);
         const size_t i = (x << wb) | y;
-        const bool neg = u.sign != v.sign;
-        I.group_flags[i] = static_cast<uint8_t>((neg ? 1 : 0) | (u.special || v.special ? 2 : 0));
-        I.group_specials |= u.special || v.special;
-        const uint64_t p = u.special || v.special ? 0 : u.sig * v.sig;
-        const int64_t m = p ? static_cast<int64_t>(p << (u.exp + v.exp - I.raw_frac - lsb)) : 0;
-        I.group_products[i] = neg ? -m : m;
+        const bool special = u.special || v.special;
+        I.group_flags[i] = static_cast<uint8_t>((u.sign != v.sign ? 1 : 0) | (special ? 2 : 0));
+        I.group_specials |= special;
+        I.group_products[i] = special || !u.sig || !v.sig ? 0 : product_units(I, u, v, lsb);
       }
   }
   I.Sc.build(dp.scale_fmt, true);

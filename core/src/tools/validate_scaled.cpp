@@ -1,6 +1,6 @@
 // The block-scaled datapaths over files (docs/vector-format.md, "Block scales"): a/b/c(/d) with
 // the scale files sa.txt and sb.txt through FastDot::batch with the scales (ST-FDPA with E8M0
-// scales: the fused lane kernels; GST-FDPA: the reference stages). The files are read whole (the
+// scales: the fused lane kernels; GST-FDPA: the grouper's kernel). The files are read whole (the
 // streaming engines of validate.cpp hold no scales).
 #include <sys/stat.h>
 
@@ -49,8 +49,8 @@ StreamResult stream_scaled(const Datapath& dp, const std::string& pa, const std:
   std::vector<uint64_t> got(s.n);
   threads = thread_count(threads);
   const size_t chunk = (s.n + threads - 1) / threads;
-  // ST-FDPA with E8M0 scales: the fused lane kernels, 16 samples at once; else the reference
-  // stages sample by sample (FastDot::batch with scales)
+  // ST-FDPA with E8M0 scales: the fused lane kernels, 16 samples at once; GST-FDPA: the
+  // grouper's kernel sample by sample (FastDot::batch with scales)
   const FastDot fd(dp);
   const std::vector<uint64_t> zeros(zero_c ? std::min<size_t>(s.n, 1024) : 0, 0);
   run_parallel(threads, [&](unsigned t) {
